@@ -1,0 +1,128 @@
+/*
+ * binding.h — what the generated entry points (src/binding/gen/) use: handle
+ * conversion, argument checks and error raising.  No logic beyond checking
+ * and converting lives here; each check returns MPI_SUCCESS or a code whose
+ * message names the argument, and the entry point raises it through the
+ * right error handler with the function's name.
+ */
+#ifndef UZ_BINDING_BINDING_H
+#define UZ_BINDING_BINDING_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include <mpi.h>
+
+#include "coll/op.h"
+#include "core/comm.h"
+#include "core/errhandler.h"
+#include "core/errors.h"
+#include "core/group.h"
+#include "core/info.h"
+#include "core/object.h"
+#include "core/runtime.h"
+#include "datatype/datatype.h"
+
+/* Object kinds whose layers are not written yet still need a name. */
+typedef struct MPI_ABI_Request uz_request;
+typedef struct MPI_ABI_Message uz_message;
+
+uz_win *uz_win_get(MPI_Win h);
+uz_file *uz_file_get(MPI_File h);
+uz_session *uz_session_get(MPI_Session h);
+uz_request *uz_request_get(MPI_Request h);
+
+/* The largest tag; MPI_TAG_UB reports it. */
+enum { UZ_TAG_UB = INT_MAX };
+
+/* ---------------------------------------------------------- handle errors */
+
+static inline int uz_check_handle(const void *obj, int errclass, const char *arg, const char *what)
+{
+    if (UZ_LIKELY(obj != NULL))
+        return MPI_SUCCESS;
+    return uz_err_make(errclass, "invalid %s (argument %s)", what, arg);
+}
+
+static inline int uz_check_committed(const uz_datatype *dt, const char *arg)
+{
+    if (UZ_LIKELY(dt->committed))
+        return MPI_SUCCESS;
+    return uz_err_make(MPI_ERR_TYPE, "datatype %s has not been committed", arg);
+}
+
+/* ------------------------------------------------------------ value checks */
+
+static inline int uz_check_count(MPI_Count count, const char *arg)
+{
+    if (UZ_LIKELY(count >= 0))
+        return MPI_SUCCESS;
+    return uz_err_make(MPI_ERR_COUNT, "invalid count %lld (argument %s)", (long long)count, arg);
+}
+
+static inline int uz_check_nonnegative(MPI_Count value, const char *arg)
+{
+    if (UZ_LIKELY(value >= 0))
+        return MPI_SUCCESS;
+    return uz_err_make(MPI_ERR_ARG, "invalid argument %s = %lld (must not be negative)",
+                       arg, (long long)value);
+}
+
+static inline int uz_check_positive(MPI_Count value, const char *arg)
+{
+    if (UZ_LIKELY(value > 0))
+        return MPI_SUCCESS;
+    return uz_err_make(MPI_ERR_ARG, "invalid argument %s = %lld (must be positive)",
+                       arg, (long long)value);
+}
+
+static inline int uz_check_pointer(const void *p, const char *arg)
+{
+    if (UZ_LIKELY(p != NULL))
+        return MPI_SUCCESS;
+    return uz_err_make(MPI_ERR_ARG, "invalid argument: %s is NULL", arg);
+}
+
+static inline int uz_check_tag(int tag, const char *arg, int any_tag_allowed)
+{
+    if (UZ_LIKELY(tag >= 0) || (any_tag_allowed && tag == MPI_ANY_TAG))
+        return MPI_SUCCESS;
+    return uz_err_make(MPI_ERR_TAG, "invalid tag %d (argument %s)", tag, arg);
+}
+
+/* A destination or source rank: a rank of the remote group (the group
+ * itself for intracommunicators), or MPI_PROC_NULL, or MPI_ANY_SOURCE where
+ * the call receives. */
+static inline int uz_check_peer_rank(const uz_comm *comm, int rank, const char *arg,
+                                     int any_source_allowed)
+{
+    if (UZ_LIKELY(rank >= 0 && rank < comm->remote_size) || rank == MPI_PROC_NULL ||
+        (any_source_allowed && rank == MPI_ANY_SOURCE))
+        return MPI_SUCCESS;
+    return uz_err_make(MPI_ERR_RANK, "invalid rank %d (argument %s) for a communicator of size %d",
+                       rank, arg, comm->remote_size);
+}
+
+/* The root of a rooted collective: a rank of the group for
+ * intracommunicators; MPI_ROOT, MPI_PROC_NULL or a remote rank for
+ * intercommunicators. */
+static inline int uz_check_root(const uz_comm *comm, int root, const char *arg)
+{
+    if (!comm->is_inter) {
+        if (UZ_LIKELY(root >= 0 && root < comm->size))
+            return MPI_SUCCESS;
+    } else if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < comm->remote_size)) {
+        return MPI_SUCCESS;
+    }
+    return uz_err_make(MPI_ERR_ROOT, "invalid root %d (argument %s) for a communicator of size %d",
+                       root, arg, comm->is_inter ? comm->remote_size : comm->size);
+}
+
+/* Narrowing of a large-count result for the int-count variant: values that
+ * do not fit become MPI_UNDEFINED, as the standard asks of counts. */
+static inline int uz_count_to_int(MPI_Count value)
+{
+    return value > INT_MAX || value < INT_MIN ? MPI_UNDEFINED : (int)value;
+}
+
+#endif /* UZ_BINDING_BINDING_H */

@@ -1,0 +1,92 @@
+/*
+ * comm.c — MPI_COMM_WORLD and MPI_COMM_SELF, and the communicator queries
+ * every program starts with (rank, size, names).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/comm.h"
+#include "core/errors.h"
+#include "core/runtime.h"
+
+/* Error handlers are set statically so that an error raised before MPI_Init
+ * (on MPI_COMM_SELF, the MPI-4 default) already has one. */
+uz_comm uz_comm_world = {
+    .obj = { .magic = UZ_MAGIC_COMM, .builtin = 1, .refcount = 1 },
+    .errhandler = &uz_errhandler_fatal,
+    .name = "MPI_COMM_WORLD",
+};
+uz_comm uz_comm_self = {
+    .obj = { .magic = UZ_MAGIC_COMM, .builtin = 1, .refcount = 1 },
+    .errhandler = &uz_errhandler_fatal,
+    .name = "MPI_COMM_SELF",
+};
+
+/* Context ids 0..3 belong to the two built-in communicators (each uses its
+ * id for point-to-point and id+1 for collectives). */
+enum { CONTEXT_WORLD = 0, CONTEXT_SELF = 2 };
+
+int uz_comm_init_builtins(void)
+{
+    uz_group *world_group = uz_group_new(uz_rt.world_size, NULL);
+    int *self_rank = malloc(sizeof(int));
+    if (!world_group || !self_rank) {
+        free(self_rank);
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating MPI_COMM_WORLD");
+    }
+    *self_rank = uz_rt.world_rank;
+    uz_group *self_group = uz_group_new(1, self_rank);
+    if (!self_group)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating MPI_COMM_SELF");
+
+    uz_comm_world.rank = uz_rt.world_rank;
+    uz_comm_world.size = uz_comm_world.remote_size = uz_rt.world_size;
+    uz_comm_world.local_group = uz_comm_world.remote_group = world_group;
+    uz_comm_world.context_id = CONTEXT_WORLD;
+
+    uz_comm_self.rank = 0;
+    uz_comm_self.size = uz_comm_self.remote_size = 1;
+    uz_comm_self.local_group = uz_comm_self.remote_group = self_group;
+    uz_comm_self.context_id = CONTEXT_SELF;
+    return MPI_SUCCESS;
+}
+
+void uz_comm_finalize_builtins(void)
+{
+    uz_group_release(uz_comm_world.local_group);
+    uz_group_release(uz_comm_self.local_group);
+    uz_comm_world.local_group = uz_comm_world.remote_group = NULL;
+    uz_comm_self.local_group = uz_comm_self.remote_group = NULL;
+}
+
+/* --------------------------------------------------- MPI procedures */
+
+int uz_mpi_Comm_rank(uz_comm *comm, int *rank)
+{
+    *rank = comm->rank;
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Comm_size(uz_comm *comm, int *size)
+{
+    *size = comm->size;
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Comm_set_name(uz_comm *comm, const char *comm_name)
+{
+    size_t n = strlen(comm_name);
+    if (n >= MPI_MAX_OBJECT_NAME)
+        return uz_err_make(MPI_ERR_ARG, "name of %zu characters is longer than "
+                           "MPI_MAX_OBJECT_NAME - 1 (%d)", n, MPI_MAX_OBJECT_NAME - 1);
+    memcpy(comm->name, comm_name, n + 1);
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Comm_get_name(uz_comm *comm, char *comm_name, int *resultlen)
+{
+    size_t n = strlen(comm->name);
+    memcpy(comm_name, comm->name, n + 1);
+    *resultlen = (int)n;
+    return MPI_SUCCESS;
+}

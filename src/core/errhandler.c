@@ -1,0 +1,153 @@
+/*
+ * errhandler.c — the predefined error handlers, user handlers, and raising
+ * an error through the handler of the object it belongs to.
+ */
+#include <stdlib.h>
+
+#include "core/comm.h"
+#include "core/errhandler.h"
+#include "core/errors.h"
+#include "core/runtime.h"
+
+uz_errhandler uz_errhandler_fatal = {
+    .obj = { .magic = UZ_MAGIC_ERRHANDLER, .builtin = 1, .refcount = 1 },
+    .kind = UZ_ERRHANDLER_FATAL, .target = UZ_ERRHANDLER_FOR_ANY,
+};
+uz_errhandler uz_errhandler_abort = {
+    .obj = { .magic = UZ_MAGIC_ERRHANDLER, .builtin = 1, .refcount = 1 },
+    .kind = UZ_ERRHANDLER_ABORT, .target = UZ_ERRHANDLER_FOR_ANY,
+};
+uz_errhandler uz_errhandler_return = {
+    .obj = { .magic = UZ_MAGIC_ERRHANDLER, .builtin = 1, .refcount = 1 },
+    .kind = UZ_ERRHANDLER_RETURN, .target = UZ_ERRHANDLER_FOR_ANY,
+};
+
+void uz_errhandler_retain(uz_errhandler *eh)
+{
+    uz_object_retain(&eh->obj);
+}
+
+void uz_errhandler_release(uz_errhandler *eh)
+{
+    if (eh && uz_object_release(&eh->obj)) {
+        uz_object_destroy(&eh->obj);
+        free(eh);
+    }
+}
+
+static uz_errhandler *errhandler_new(enum uz_errhandler_target target)
+{
+    uz_errhandler *eh = calloc(1, sizeof(*eh));
+    if (eh) {
+        uz_object_init(&eh->obj, UZ_MAGIC_ERRHANDLER);
+        eh->kind = UZ_ERRHANDLER_USER;
+        eh->target = target;
+    }
+    return eh;
+}
+
+static const char *target_name(enum uz_errhandler_target t)
+{
+    switch (t) {
+    case UZ_ERRHANDLER_FOR_COMM: return "communicators";
+    case UZ_ERRHANDLER_FOR_WIN: return "windows";
+    case UZ_ERRHANDLER_FOR_FILE: return "files";
+    case UZ_ERRHANDLER_FOR_SESSION: return "sessions";
+    default: return "any object";
+    }
+}
+
+/* May this handler be attached to an object of kind `t`? */
+int uz_errhandler_check_target(const uz_errhandler *eh, enum uz_errhandler_target t)
+{
+    if (eh->target == UZ_ERRHANDLER_FOR_ANY || eh->target == t)
+        return MPI_SUCCESS;
+    return uz_err_make(MPI_ERR_ARG, "error handler was made for %s, not %s",
+                       target_name(eh->target), target_name(t));
+}
+
+/* ---------------------------------------------------------------- raising */
+
+/* Run the predefined behaviours; returns 1 when the user's function should
+ * be called. */
+static int run_predefined(const uz_errhandler *eh, int code, const char *fn)
+{
+    switch (eh->kind) {
+    case UZ_ERRHANDLER_FATAL:
+    case UZ_ERRHANDLER_ABORT:
+        uz_err_fatal(code, fn);
+    case UZ_ERRHANDLER_RETURN:
+        return 0;
+    case UZ_ERRHANDLER_USER:
+        return 1;
+    }
+    return 0;
+}
+
+int uz_err_raise_comm(const char *fn, uz_comm *comm, int code)
+{
+    uz_err_set_function(code, fn);
+    if (comm == NULL)
+        comm = &uz_comm_self;
+    uz_errhandler *eh = comm->errhandler ? comm->errhandler : &uz_errhandler_fatal;
+    if (run_predefined(eh, code, fn)) {
+        MPI_Comm handle = uz_comm_handle(comm);
+        int user_code = code;
+        eh->fn.comm(&handle, &user_code);
+    }
+    return code;
+}
+
+/* --------------------------------------------------- MPI procedures */
+
+int uz_mpi_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                                  MPI_Errhandler *errhandler)
+{
+    if (comm_errhandler_fn == NULL)
+        return uz_err_make(MPI_ERR_ARG, "invalid argument: comm_errhandler_fn is NULL");
+    uz_errhandler *eh = errhandler_new(UZ_ERRHANDLER_FOR_COMM);
+    if (!eh)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating an error handler");
+    eh->fn.comm = comm_errhandler_fn;
+    *errhandler = (MPI_Errhandler)eh;
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Comm_set_errhandler(uz_comm *comm, uz_errhandler *errhandler)
+{
+    int err = uz_errhandler_check_target(errhandler, UZ_ERRHANDLER_FOR_COMM);
+    if (err)
+        return err;
+    uz_errhandler_retain(errhandler);
+    uz_errhandler *old = comm->errhandler;
+    comm->errhandler = errhandler;
+    uz_errhandler_release(old);
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Comm_get_errhandler(uz_comm *comm, MPI_Errhandler *errhandler)
+{
+    uz_errhandler *eh = comm->errhandler ? comm->errhandler : &uz_errhandler_fatal;
+    uz_errhandler_retain(eh);
+    *errhandler = uz_errhandler_handle(eh);
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Comm_call_errhandler(uz_comm *comm, int errorcode)
+{
+    /* The handler runs; what this call returns is MPI_SUCCESS unless the
+     * handler returned, in which case the standard lets us return the code:
+     * we return success, as the call itself did its job. */
+    uz_err_raise_comm("MPI_Comm_call_errhandler", comm, errorcode);
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    uz_errhandler *eh = uz_errhandler_get(*errhandler);
+    if (!eh)
+        return uz_err_make(MPI_ERR_ARG, "invalid error handler (argument errhandler)");
+    uz_errhandler_release(eh);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,67 @@
+/*
+ * params.h — every tunable of Uzura, declared once.
+ *
+ * Each tunable is an environment variable UZURA_<NAME> with a type, a
+ * default and one line of help, listed in the table in params.c.  The same
+ * table feeds `uzura_info`, `mpiexec --params` and the MPI_T control
+ * variables; no tunable is read anywhere else.  Values are parsed once, at
+ * MPI_Init, into `uz_config`.
+ */
+#ifndef UZ_CORE_PARAMS_H
+#define UZ_CORE_PARAMS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum uz_param_type {
+    UZ_PARAM_BOOL,      /* 0/1, yes/no, true/false, on/off */
+    UZ_PARAM_INT,
+    UZ_PARAM_SIZE,      /* bytes, with optional k/m/g suffix (powers of 1024) */
+    UZ_PARAM_DOUBLE,
+    UZ_PARAM_STRING,
+    UZ_PARAM_ENUM,      /* one of `choices`, stored as its index */
+};
+
+enum uz_param_scope {
+    UZ_PARAM_TUNABLE,   /* for users to set */
+    UZ_PARAM_LAUNCHER,  /* set by mpiexec for the ranks; listed, not tuned */
+};
+
+struct uz_param {
+    const char *name;           /* without the UZURA_ prefix */
+    enum uz_param_type type;
+    const char *default_value;
+    const char *help;
+    const char *choices;        /* UZ_PARAM_ENUM: "a|b|c" */
+    size_t offset;              /* into struct uz_config */
+    enum uz_param_scope scope;
+};
+
+/* The parsed values. */
+struct uz_config {
+    int verbose;
+    char *job_id;
+    char *job_key;
+    int local_rank;
+    int local_size;
+    int node_id;
+};
+
+extern struct uz_config uz_config;
+
+/* The table and its length. */
+extern const struct uz_param uz_params[];
+extern const int uz_nparams;
+
+/* Parse every UZURA_* variable into uz_config.  On a bad value, writes a
+ * one-line message to `err` and returns -1.  Warns (through `warn`, may be
+ * NULL) about UZURA_* variables that name no tunable. */
+int uz_params_load(char *err, size_t errlen, FILE *warn);
+
+/* The current value of a tunable as text (for uzura_info and MPI_T). */
+void uz_param_value_string(const struct uz_param *p, char *buf, size_t len);
+
+/* Print the table: name, type, default, current value, help. */
+void uz_params_print(FILE *out);
+
+#endif /* UZ_CORE_PARAMS_H */

@@ -1,0 +1,35 @@
+/*
+ * runtime.c — the process-wide state and the job-wide abort.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/runtime.h"
+#include "pmi/pmi.h"
+
+struct uz_runtime uz_rt = { .world_size = 1, .thread_level = MPI_THREAD_SINGLE };
+
+/* Cleanup steps that must run even when the job is aborted (shared-memory
+ * segments to unlink), registered by the layers that own them. */
+enum { MAX_ABORT_HOOKS = 8 };
+static void (*abort_hooks[MAX_ABORT_HOOKS])(void);
+static int nabort_hooks;
+
+void uz_runtime_on_abort(void (*hook)(void))
+{
+    if (nabort_hooks < MAX_ABORT_HOOKS)
+        abort_hooks[nabort_hooks++] = hook;
+}
+
+void uz_runtime_abort(int exit_code, const char *message)
+{
+    for (int i = 0; i < nabort_hooks; i++)
+        abort_hooks[i]();
+    fprintf(stderr, "Uzura rank %d: %s\n", uz_rt.world_rank, message);
+    fflush(stderr);
+    /* Ask the process manager to end every rank; without one (singleton, or
+     * the server is gone) we can only end ourselves. */
+    uz_pmi_abort(exit_code, message);
+    _exit(exit_code);
+}

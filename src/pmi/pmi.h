@@ -1,0 +1,55 @@
+/*
+ * pmi.h — the process-management interface as the rest of the library sees it.
+ *
+ * This is the RPIM layer of DESIGN.md: how a rank learns who it is and
+ * exchanges business cards with its peers.  One implementation speaks the
+ * PMI-1 wire protocol (to Uzura's own mpiexec, to MPICH's Hydra, to Slurm's
+ * pmi2 plugin in PMI-1 mode); when no server is present the process is a
+ * singleton.  Nothing above this header knows which protocol is in use.
+ *
+ * Every function returns 0 on success or a negative errno-style value; on
+ * failure uz_pmi_last_error() describes what went wrong in one line.
+ */
+#ifndef UZ_PMI_H
+#define UZ_PMI_H
+
+#include <stddef.h>
+
+struct uz_pmi_info {
+    int rank;           /* this process in the job, 0..size-1 */
+    int size;           /* processes in the job */
+    int appnum;         /* which executable of an MPMD launch, 0 if unknown */
+    int universe_size;  /* as reported by the server, or size */
+    int singleton;      /* 1 when started without a process manager */
+    char kvsname[256];  /* name of the job's key-value space */
+};
+
+/* Connect to the process manager named by the environment (PMI_FD, or
+ * PMI_PORT + PMI_ID), or become a singleton when neither is set. */
+int uz_pmi_init(struct uz_pmi_info *info);
+
+/* Publish key=value in the job's key-value space; visible to others after the
+ * next uz_pmi_fence().  Keys ≤ 63 bytes, values ≤ 1023 bytes, no spaces or
+ * '=' in keys, no newlines in values; since PMI-1 separates fields by spaces,
+ * no spaces in values either (-EINVAL). */
+int uz_pmi_put(const char *key, const char *value);
+
+/* Collective over every rank of the job: commit puts and wait for all. */
+int uz_pmi_fence(void);
+
+/* Read a key published by any rank (after a fence).  Returns -ENOENT when
+ * the key does not exist. */
+int uz_pmi_get(const char *key, char *value, size_t value_len);
+
+/* Tell the process manager that this rank finished cleanly. */
+int uz_pmi_finalize(void);
+
+/* Ask the process manager to kill the whole job with this exit code and
+ * message.  Never returns: a singleton (or a rank whose connection is lost)
+ * prints the message and exits with the code itself. */
+int uz_pmi_abort(int exit_code, const char *message);
+
+/* One line describing the last failure of a uz_pmi_* call. */
+const char *uz_pmi_last_error(void);
+
+#endif /* UZ_PMI_H */

@@ -1,0 +1,107 @@
+"""binding_rules.py — what the generated C entry points check, per procedure.
+
+Most checks follow from a parameter's kind in the standard's data (a
+COMMUNICATOR must be a valid communicator, a count must not be negative).
+The few facts the data does not carry are written down here: which calls
+may run before MPI_Init, which receive-side arguments accept wildcards, and
+which procedures raise their own errors because the object they belong to is
+only known inside (a request's communicator).
+"""
+
+import re
+
+# Procedures that take and return plain values: no checks, no error handler,
+# no "is MPI running" test (the standard allows them at any time).
+RAW = re.compile(
+    r"^MPI_(\w+_(c2f|f2c|toint|fromint)|Status_(c2f|f2c|c2f08|f082c|f082f|f2f08)"
+    r"|Wtime|Wtick|Aint_add|Aint_diff)$")
+
+# Procedures that may be called before MPI_Init and after MPI_Finalize
+# (MPI-4.1 §11.2.1 and the tool, info, session and ABI interfaces).
+BEFORE_INIT = re.compile(
+    r"^MPI_(Init|Init_thread|Initialized|Finalized|Get_version|Get_library_version"
+    r"|Info_\w+|Error_class|Error_string|Add_error_\w+|Remove_error_\w+"
+    r"|Session_\w+|T_\w+|Abi_\w+|Errhandler_free)(_c)?$")
+
+# Receive-side arguments that accept MPI_ANY_SOURCE / MPI_ANY_TAG.
+RECV_LIKE = re.compile(r"^MPI_(Probe|Iprobe|Mprobe|Improbe|Recv|Irecv|Recv_init|Precv_init)(_c)?$")
+SENDRECV_LIKE = re.compile(r"^MPI_(Sendrecv|Isendrecv)(_replace)?(_c)?$")
+
+
+def any_source_allowed(proc, param) -> bool:
+    return (param.name == "source" and
+            (RECV_LIKE.match(proc.name) or SENDRECV_LIKE.match(proc.name)) is not None)
+
+
+def any_tag_allowed(proc, param) -> bool:
+    if RECV_LIKE.match(proc.name) and param.name == "tag":
+        return True
+    return SENDRECV_LIKE.match(proc.name) is not None and param.name == "recvtag"
+
+
+# Procedures whose errors belong to an object found only inside the call
+# (the communicator of a request or message): the implementation raises
+# through that object's handler itself and the entry point just returns.
+SELF_RAISING = re.compile(
+    r"^MPI_(Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome"
+    r"|Request_get_status\w*|Request_free|Start|Startall|Cancel|Mrecv|Imrecv"
+    r"|Grequest_complete|Parrived|Pready\w*|Buffer_flush|Buffer_iflush)(_c)?$")
+
+# Info arguments that must be a real info object (elsewhere MPI_INFO_NULL
+# means "no hints").
+def info_null_allowed(proc, param) -> bool:
+    return not proc.name.startswith("MPI_Info_")
+
+
+# Error handler arguments that may be MPI_ERRHANDLER_NULL.
+def errhandler_null_allowed(proc, param) -> bool:
+    return proc.name in ("MPI_Comm_create_from_group", "MPI_Session_init",
+                         "MPI_Win_create_from_group")
+
+
+# Kinds that name an output a caller must provide storage for; a NULL there
+# is MPI_ERR_ARG.  (Buffers, statuses and attribute values may be NULL.)
+OUTPUT_KINDS_MAY_BE_NULL = {
+    "BUFFER", "C_BUFFER", "C_BUFFER2", "C_BUFFER3", "C_BUFFER4", "STATUS",
+    "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10", "EXTRA_STATE", "EXTRA_STATE2",
+    "LOGICAL_OPTIONAL", "LOGICAL_VOID", "F08_STATUS", "F90_STATUS",
+    "ERROR_CODE", "WEIGHT",
+}
+
+# Scalar input kinds that must not be negative, and the class of the error.
+NONNEGATIVE_KINDS = {
+    "POLYXFER_NUM_ELEM_NNI": "count",
+    "POLYDTYPE_NUM_ELEM_NNI": "count",
+    "XFER_NUM_ELEM_NNI": "count",
+    "ARRAY_LENGTH_NNI": "arg",
+    "POLYNUM_BYTES_NNI": "arg",
+}
+POSITIVE_KINDS = {"ARRAY_LENGTH_PI"}
+
+# Handle kinds: (internal type, getter, error class, description).
+HANDLE_KINDS = {
+    "COMMUNICATOR": ("uz_comm", "uz_comm_get", "MPI_ERR_COMM", "communicator"),
+    "DATATYPE": ("uz_datatype", "uz_datatype_get", "MPI_ERR_TYPE", "datatype"),
+    "GROUP": ("uz_group", "uz_group_get", "MPI_ERR_GROUP", "group"),
+    "OPERATION": ("uz_op", "uz_op_get", "MPI_ERR_OP", "operation"),
+    "INFO": ("uz_info", "uz_info_get", "MPI_ERR_INFO", "info object"),
+    "ERRHANDLER": ("uz_errhandler", "uz_errhandler_get", "MPI_ERR_ERRHANDLER", "error handler"),
+    "WINDOW": ("uz_win", "uz_win_get", "MPI_ERR_WIN", "window"),
+    "FILE": ("uz_file", "uz_file_get", "MPI_ERR_FILE", "file"),
+    "SESSION": ("uz_session", "uz_session_get", "MPI_ERR_SESSION", "session"),
+}
+
+# The object whose error handler an error goes to, by kind, in order of
+# preference, with the raise function.
+ERROR_OBJECT_KINDS = {
+    "COMMUNICATOR": "uz_err_raise_comm",
+    "WINDOW": "uz_err_raise_win",
+    "FILE": "uz_err_raise_file",
+    "SESSION": "uz_err_raise_session",
+}
+
+
+def datatype_must_be_committed(proc) -> bool:
+    """Datatypes used to move data must be committed; constructors and
+    queries take uncommitted ones."""
+    return any(p.kind == "BUFFER" for p in proc.params) and not proc.name.startswith("MPI_Type_")

@@ -1,0 +1,110 @@
+"""mpi_api.py — the MPI procedures as the generators see them.
+
+Loads the MPI Forum's machine-readable API (the `pympistandard` package) and
+turns each ISO C procedure, and its large-count ("_c") twin, into a small
+record: name, return type, and parameters with their kind, direction, C
+declaration and shape.  Generators for C (and later Fortran) work from these
+records, never from pympistandard directly, so errata in the data are fixed
+in one place (ERRATA below).
+"""
+
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+PYMPISTANDARD_VERSION = "0.2.0"
+
+# Declarations the standard's data gets wrong, by procedure and parameter.
+ERRATA = {
+    # The data says "char argv[]"; the standard (and every mpi.h) has char *argv[].
+    ("MPI_Info_create_env", "argv"): "char *argv[]",
+}
+
+
+@dataclass
+class Param:
+    name: str
+    kind: str              # the standard's kind, e.g. COMMUNICATOR, POLYXFER_NUM_ELEM_NNI
+    direction: str         # in, out, inout
+    decl: str              # full C declaration, e.g. "const int sendcounts[]"
+    ctype: str             # declaration without the name, e.g. "const int *"
+    pointer_level: int     # '*'s in the type (arrays excluded)
+    is_array: bool         # declared with [] (or a length in the standard)
+    is_varargs: bool = False
+
+    @property
+    def is_scalar(self) -> bool:
+        return not self.is_array and not self.is_varargs
+
+
+@dataclass
+class Proc:
+    name: str                   # "MPI_Send", "MPI_Send_c"
+    return_type: str            # "int", "double", "MPI_Comm", ...
+    return_kind: str            # ERROR_CODE, WALL_TIME, ...
+    params: List[Param]
+    small: Optional["Proc"] = None  # for a _c procedure, its int-count twin
+    big: Optional["Proc"] = None    # for an int-count procedure, its _c twin
+    deprecated: bool = False
+
+    @property
+    def short(self) -> str:     # "Send", "Send_c", "T_cvar_read"
+        return self.name[len("MPI_"):]
+
+    @property
+    def returns_error_code(self) -> bool:
+        return self.return_type == "int" and self.return_kind in ("ERROR_CODE", "ERROR_CLASS")
+
+    def prototype(self, name: Optional[str] = None) -> str:
+        args = ", ".join(p.decl for p in self.params) or "void"
+        return f"{self.return_type} {name or self.name}({args})"
+
+
+def _param(proc_name, p) -> Param:
+    ps = p._parseset
+    kind = ps["kind"]
+    if kind == "VARARGS":
+        return Param("...", kind, "in", "...", "...", 0, False, True)
+    name = ps["name"]
+    decl = ERRATA.get((proc_name, name)) or str(p)
+    # Split "const MPI_Count* counts[]" into type, name and array suffix, and
+    # put the stars next to the name as the rest of the project writes them.
+    head, _, tail = decl.rpartition(name)
+    arrays = tail.strip()
+    stars = head.count("*")
+    base = " ".join(head.replace("*", " ").split())
+    decl = f"{base} {'*' * stars}{name}{arrays}"
+    ctype = f"{base} {'*' * stars}".strip() if not arrays else f"{base} {'*' * (stars + 1)}"
+    return Param(name, kind, ps["param_direction"], decl, ctype, stars, bool(arrays))
+
+
+def _render(proc_name, iso) -> Proc:
+    text = str(iso)
+    ret = text[: text.index(" ")]
+    params = [_param(proc_name, p) for p in iso.parameters]
+    return Proc(name=iso.name, return_type=ret, return_kind=iso._parseset["return_kind"], params=params)
+
+
+def load() -> List[Proc]:
+    """Every C procedure of the standard, int-count and large-count, sorted."""
+    import pympistandard as std
+
+    if std.__version__ != PYMPISTANDARD_VERSION:
+        raise SystemExit(
+            f"pympistandard {std.__version__} found; the generated files are made "
+            f"with {PYMPISTANDARD_VERSION} (pip install pympistandard=={PYMPISTANDARD_VERSION})")
+    std.use_api_version(1)
+    procs = []
+    for p in std.all_iso_c_procedures():
+        attrs = p._parseset["attributes"]
+        if attrs["callback"] or attrs.get("predefined_function"):
+            continue
+        small = _render(p.express.iso_c.name, p.express.iso_c)
+        small.deprecated = bool(attrs.get("deprecated"))
+        procs.append(small)
+        if p.has_embiggenment():
+            big = _render(p.express.embiggen.iso_c.name, p.express.embiggen.iso_c)
+            big.deprecated = small.deprecated
+            big.small, small.big = small, big
+            procs.append(big)
+    procs.sort(key=lambda pr: pr.name)
+    return procs
