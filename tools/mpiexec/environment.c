@@ -1,0 +1,164 @@
+/*
+ * environment.c — the environment each rank starts with.
+ *
+ * mpiexec's own environment, minus anything a process manager above us set
+ * for *our* process (so that a launch nested under Hydra or srun cannot
+ * leak that manager's PMI_* into our ranks), plus -genv/-env/-x in
+ * command-line order, plus what this job tells its ranks.  The last group
+ * always wins so that a user cannot break wire-up by accident.
+ */
+#include "mpiexec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+/* Set per rank; they come first in a rank's array and are the only strings
+ * it owns. */
+static const char *const rank_var_names[] = {
+    "PMI_FD", "PMI_RANK", "UZURA_LOCAL_RANK", "MPI_LOCALRANKID",
+};
+enum { RANK_VARS = sizeof rank_var_names / sizeof rank_var_names[0] };
+
+struct env_list {
+    char **vars;        /* "NAME=VALUE", malloc'd */
+    size_t count, cap;
+};
+
+static const char *const stale_prefixes[] = {
+    "PMI_", "PMIX_", "UZURA_JOB_", "UZURA_LOCAL_", "UZURA_NODE_ID=",
+    "MPI_LOCALRANKID=", "MPI_LOCALNRANKS=",
+};
+
+static int is_stale(const char *var)
+{
+    for (size_t i = 0; i < sizeof stale_prefixes / sizeof stale_prefixes[0]; i++)
+        if (strncmp(var, stale_prefixes[i], strlen(stale_prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* Before any rank runs, so there is nothing to clean up yet. */
+static void __attribute__((noreturn)) out_of_memory(void)
+{
+    fputs("mpiexec: out of memory building the environment\n", stderr);
+    exit(EXIT_LAUNCH_FAILED);
+}
+
+static char *var_make(const char *name, const char *value)
+{
+    char *var;
+    if (asprintf(&var, "%s=%s", name, value) < 0)
+        out_of_memory();
+    return var;
+}
+
+static char *var_copy(const char *var)
+{
+    char *copy = strdup(var);
+    if (!copy)
+        out_of_memory();
+    return copy;
+}
+
+static void list_append(struct env_list *list, char *var)
+{
+    if (list->count + 1 >= list->cap) {
+        list->cap = list->cap ? list->cap * 2 : 64;
+        list->vars = realloc(list->vars, list->cap * sizeof *list->vars);
+        if (!list->vars)
+            out_of_memory();
+    }
+    list->vars[list->count++] = var;
+    list->vars[list->count] = NULL;
+}
+
+static void list_set(struct env_list *list, const char *name, const char *value)
+{
+    size_t len = strlen(name);
+    char *var = var_make(name, value);
+    for (size_t i = 0; i < list->count; i++) {
+        if (strncmp(list->vars[i], name, len) == 0 && list->vars[i][len] == '=') {
+            free(list->vars[i]);
+            list->vars[i] = var;
+            return;
+        }
+    }
+    list_append(list, var);
+}
+
+static void list_unset(struct env_list *list, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < list->count; i++) {
+        if (strncmp(list->vars[i], name, len) == 0 && list->vars[i][len] == '=') {
+            free(list->vars[i]);
+            memmove(&list->vars[i], &list->vars[i + 1], (list->count - i) * sizeof *list->vars);
+            list->count--;
+            return;
+        }
+    }
+}
+
+static void list_set_int(struct env_list *list, const char *name, int value)
+{
+    char text[16];
+    snprintf(text, sizeof text, "%d", value);
+    list_set(list, name, text);
+}
+
+char **environment_base(const struct job *job)
+{
+    struct env_list list = {0};
+    for (char **e = environ; *e; e++)
+        if (!is_stale(*e))
+            list_append(&list, var_copy(*e));
+    for (int i = 0; i < job->opt->nenv; i++) {
+        const struct env_assignment *a = &job->opt->env[i];
+        const char *value = a->value ? a->value : getenv(a->name);
+        if (value)
+            list_set(&list, a->name, value);
+    }
+    list_set_int(&list, "PMI_SIZE", job->size);
+    list_set(&list, "UZURA_JOB_ID", job->id);
+    list_set(&list, "UZURA_JOB_KEY", job->key);
+    list_set_int(&list, "UZURA_LOCAL_SIZE", job->size);
+    list_set_int(&list, "UZURA_NODE_ID", 0);
+    list_set_int(&list, "MPI_LOCALNRANKS", job->size);
+    for (int i = 0; i < RANK_VARS; i++)
+        list_unset(&list, rank_var_names[i]);     /* e.g. -genv PMI_RANK 7 */
+    return list.vars;
+}
+
+char **environment_for_rank(char **base, int rank, int pmi_fd)
+{
+    size_t nbase = 0;
+    while (base[nbase])
+        nbase++;
+    char **env = malloc((RANK_VARS + nbase + 1) * sizeof *env);
+    if (!env)
+        out_of_memory();
+    char fd_text[16], rank_text[16];
+    snprintf(fd_text, sizeof fd_text, "%d", pmi_fd);
+    snprintf(rank_text, sizeof rank_text, "%d", rank);
+    for (int i = 0; i < RANK_VARS; i++)
+        env[i] = var_make(rank_var_names[i], i == 0 ? fd_text : rank_text);
+    memcpy(env + RANK_VARS, base, (nbase + 1) * sizeof *env);
+    return env;
+}
+
+void environment_base_free(char **base)
+{
+    for (char **e = base; *e; e++)
+        free(*e);
+    free(base);
+}
+
+void environment_free(char **env)
+{
+    for (int i = 0; i < RANK_VARS; i++)
+        free(env[i]);
+    free(env);
+}

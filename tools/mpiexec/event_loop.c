@@ -1,0 +1,163 @@
+/*
+ * event_loop.c — mpiexec's one poll() loop.
+ *
+ * Signals (SIGCHLD above all) arrive through a signalfd, so the loop sleeps
+ * in poll() until a rank writes, exits or a deadline (--timeout, the
+ * SIGKILL after SIGTERM) comes: mpiexec uses no CPU while ranks compute,
+ * which matters when the ranks outnumber the cores.
+ */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+int signals_take_over(sigset_t *original_mask)
+{
+    sigset_t handled;
+    sigemptyset(&handled);
+    sigaddset(&handled, SIGCHLD);
+    sigaddset(&handled, SIGINT);
+    sigaddset(&handled, SIGTERM);
+    sigaddset(&handled, SIGHUP);
+    sigaddset(&handled, SIGQUIT);
+    sigaddset(&handled, SIGCONT);
+    if (sigprocmask(SIG_BLOCK, &handled, original_mask) < 0)
+        return -1;
+    /* A rank that dies must not kill mpiexec when it writes a reply. */
+    signal(SIGPIPE, SIG_IGN);
+    return signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static void signals_read(struct job *job, int signal_fd)
+{
+    struct signalfd_siginfo info;
+    while (read(signal_fd, &info, sizeof info) == (ssize_t)sizeof info)
+        job_signal_received(job, (int)info.ssi_signo);
+}
+
+/* What each pollfd stands for. */
+enum slot_kind { SLOT_SIGNALS, SLOT_PMI, SLOT_OUTPUT, SLOT_STDIN, SLOT_STDIN_PIPE };
+
+struct slot {
+    enum slot_kind kind;
+    int rank;
+    int stream;
+};
+
+struct poll_set {
+    struct pollfd *fds;
+    struct slot *slots;
+    int n;
+};
+
+static void poll_add(struct poll_set *set, int fd, short events, struct slot slot)
+{
+    set->fds[set->n] = (struct pollfd){.fd = fd, .events = events};
+    set->slots[set->n++] = slot;
+}
+
+static void poll_set_build(struct poll_set *set, const struct job *job, int signal_fd)
+{
+    set->n = 0;
+    poll_add(set, signal_fd, POLLIN, (struct slot){SLOT_SIGNALS});
+    for (int i = 0; i < job->size; i++) {
+        const struct rank *r = &job->ranks[i];
+        if (r->pmi.fd >= 0)
+            poll_add(set, r->pmi.fd, POLLIN | (r->pmi.out_len ? POLLOUT : 0),
+                     (struct slot){SLOT_PMI, i});
+        for (int s = 0; s < 2; s++)
+            if (r->out[s].fd >= 0)
+                poll_add(set, r->out[s].fd, POLLIN, (struct slot){SLOT_OUTPUT, i, s});
+    }
+    short stdin_events, pipe_events;
+    if (stdin_forward_poll_events(&job->stdin_fwd, &stdin_events, &pipe_events)) {
+        if (stdin_events)
+            poll_add(set, 0, stdin_events, (struct slot){SLOT_STDIN});
+        poll_add(set, job->stdin_fwd.to_rank0, pipe_events, (struct slot){SLOT_STDIN_PIPE});
+    }
+}
+
+/* Milliseconds until the nearest deadline, -1 for none. */
+static int poll_timeout_ms(const struct job *job)
+{
+    double next = 0, now = monotonic_now();
+    double deadlines[] = {job->timeout_at, job->sigkill_at,
+                          job->ranks_running == 0 ? job->drain_until : 0};
+    for (size_t i = 0; i < sizeof deadlines / sizeof deadlines[0]; i++)
+        if (deadlines[i] > 0 && (next == 0 || deadlines[i] < next))
+            next = deadlines[i];
+    if (next == 0)
+        return -1;
+    if (next <= now)
+        return 0;
+    return (int)ceil((next - now) * 1000.0);
+}
+
+static void slot_dispatch(struct job *job, const struct pollfd *p, const struct slot *slot,
+                          int signal_fd)
+{
+    if (!p->revents)
+        return;
+    struct rank *r = slot->kind == SLOT_PMI || slot->kind == SLOT_OUTPUT
+                         ? &job->ranks[slot->rank] : NULL;
+    switch (slot->kind) {
+    case SLOT_SIGNALS:
+        signals_read(job, signal_fd);
+        break;
+    case SLOT_PMI:
+        /* The fd may have been closed while handling an earlier slot. */
+        if (r->pmi.fd != p->fd)
+            break;
+        if (p->revents & POLLOUT)
+            pmi_channel_writable(job, r);
+        if (p->revents & (POLLIN | POLLHUP | POLLERR))
+            pmi_channel_readable(job, r);
+        break;
+    case SLOT_OUTPUT:
+        if (r->out[slot->stream].fd == p->fd)
+            output_stream_readable(&r->out[slot->stream], slot->rank);
+        break;
+    case SLOT_STDIN:
+        if (job->stdin_fwd.to_rank0 >= 0)
+            stdin_forward_stdin_ready(&job->stdin_fwd);
+        break;
+    case SLOT_STDIN_PIPE:
+        if (job->stdin_fwd.to_rank0 == p->fd)
+            stdin_forward_pipe_ready(&job->stdin_fwd);
+        if (p->revents & (POLLERR | POLLHUP))
+            stdin_forward_stop(&job->stdin_fwd);
+        break;
+    }
+}
+
+int event_loop_run(struct job *job, int signal_fd)
+{
+    size_t max = 3 + 3 * (size_t)job->size;
+    struct poll_set set = {calloc(max, sizeof *set.fds), calloc(max, sizeof *set.slots), 0};
+    if (!set.fds || !set.slots) {
+        job_fail(job, EXIT_LAUNCH_FAILED, "out of memory");
+        return -1;
+    }
+    /* Ranks may have exited before we first look. */
+    job_reap(job);
+    while (!job_is_done(job)) {
+        poll_set_build(&set, job, signal_fd);
+        int ready = poll(set.fds, (nfds_t)set.n, poll_timeout_ms(job));
+        if (ready < 0 && errno != EINTR) {
+            job_fail(job, EXIT_LAUNCH_FAILED, "poll: %s", strerror(errno));
+            break;
+        }
+        for (int i = 0; ready > 0 && i < set.n; i++)
+            slot_dispatch(job, &set.fds[i], &set.slots[i], signal_fd);
+        job_check_deadlines(job, monotonic_now());
+    }
+    free(set.fds);
+    free(set.slots);
+    return 0;
+}

@@ -1,0 +1,251 @@
+/*
+ * job.c — the life and end of a job: noticing ranks exit, deciding that the
+ * job failed and why, stopping every rank, and the exit status.
+ *
+ * The first failure decides the exit status and is the one reported;
+ * whatever happens to the other ranks after that (they are being killed) is
+ * a consequence, not news.  Stopping is SIGTERM to the ranks' process group,
+ * then SIGKILL a second later for ranks that do not go.
+ *
+ * Rank 0 leads the process group.  Its exit status is read without reaping
+ * it (WNOWAIT) until every rank is gone, so that its pid, which names the
+ * group, cannot be reused while we may still signal the group.
+ */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { SIGKILL_GRACE_SECONDS = 1, OUTPUT_DRAIN_SECONDS = 2 };
+
+int job_init(struct job *job, const struct mpiexec_options *opt)
+{
+    *job = (struct job){.opt = opt, .size = opt->nprocs};
+    job->stdin_fwd.to_rank0 = -1;
+    job->ranks = calloc((size_t)job->size, sizeof *job->ranks);
+    job->kvs = kvs_create();
+    if (!job->ranks || !job->kvs) {
+        fputs("mpiexec: out of memory\n", stderr);
+        return -1;
+    }
+    for (int i = 0; i < job->size; i++) {
+        struct rank *r = &job->ranks[i];
+        r->rank = i;
+        pmi_channel_init(&r->pmi, -1);
+        output_stream_init(&r->out[0], -1, 1);
+        output_stream_init(&r->out[1], -1, 2);
+    }
+    /* What Hydra tells MPICH ranks about placement: one node holding all
+     * ranks, so that MPICH programs run under this mpiexec too. */
+    char mapping[64];
+    snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->size);
+    if (kvs_put(job->kvs, "PMI_process_mapping", mapping) < 0)
+        return -1;
+    if (opt->timeout_seconds > 0)
+        job->timeout_at = monotonic_now() + opt->timeout_seconds;
+    return job_id_generate(job);
+}
+
+static void group_signal(const struct job *job, int signo)
+{
+    /* pgid 0 would mean our own group. */
+    if (job->pgid > 0)
+        killpg(job->pgid, signo);
+}
+
+void job_kill_all(struct job *job)
+{
+    job->ending = 1;
+    stdin_forward_stop(&job->stdin_fwd);
+    if (job->ranks_running > 0) {
+        group_signal(job, SIGTERM);
+        job->sigkill_at = monotonic_now() + SIGKILL_GRACE_SECONDS;
+    }
+}
+
+void job_fail(struct job *job, int exit_code, const char *fmt, ...)
+{
+    if (job->ending)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mpiexec: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    job->exit_code = exit_code;
+    job_kill_all(job);
+}
+
+/* The status of a process that aborted with code: only the low 8 bits reach
+ * a parent, and a code like 256 must not come out as success. */
+static int abort_exit_code(int code)
+{
+    return (code & 255) || code == 0 ? code & 255 : 1;
+}
+
+void job_rank_aborted(struct job *job, struct rank *r, int code, const char *message)
+{
+    if (job->ending)
+        return;
+    fprintf(stderr, "mpiexec: rank %d called MPI_Abort with code %d%s%s\n", r->rank, code,
+            message[0] ? ": " : "", message);
+    job->exit_code = abort_exit_code(code);
+    job_kill_all(job);
+}
+
+void job_signal_received(struct job *job, int signo)
+{
+    if (signo == SIGCHLD) {
+        job_reap(job);
+    } else if (signo == SIGCONT) {
+        /* only wakes the loop: stdin forwarding may resume */
+    } else if (!job->ending) {
+        fprintf(stderr, "mpiexec: received signal %d (%s); ending the job\n", signo,
+                strsignal(signo));
+        job->exit_code = 128 + signo;
+        job_kill_all(job);
+    } else {
+        /* Asked twice: no more grace. */
+        group_signal(job, SIGKILL);
+        job->sigkill_at = 0;
+    }
+}
+
+void job_check_deadlines(struct job *job, double now)
+{
+    if (job->timeout_at && now >= job->timeout_at) {
+        job->timeout_at = 0;
+        job_fail(job, EXIT_TIMEOUT, "job exceeded timeout of %s s", job->opt->timeout_text);
+    }
+    if (job->sigkill_at && now >= job->sigkill_at) {
+        job->sigkill_at = 0;
+        group_signal(job, SIGKILL);
+    }
+}
+
+/* A rank waiting in a PMI barrier waits for every rank; if each rank that is
+ * not there has finalized or exited, it would wait for ever. */
+void job_check_barrier(struct job *job)
+{
+    if (job->ending || job->ranks_in_barrier == 0)
+        return;
+    int gone = 0, first_gone = -1;
+    for (int i = 0; i < job->size; i++) {
+        const struct rank *r = &job->ranks[i];
+        if (!r->pmi.in_barrier && (r->exited || r->pmi.state == RANK_PMI_FINALIZED)) {
+            gone++;
+            if (first_gone < 0)
+                first_gone = i;
+        }
+    }
+    if (job->ranks_in_barrier + gone < job->size)
+        return;
+    const struct rank *r = &job->ranks[first_gone];
+    job_fail(job, EXIT_LAUNCH_FAILED, "ranks wait in a PMI barrier (fence) that rank %d will "
+             "never enter: it has %s", first_gone,
+             r->pmi.state == RANK_PMI_FINALIZED ? "finalized" : "exited");
+}
+
+/* Report how a rank ended, if that makes the job a failure. */
+static void rank_exit_judge(struct job *job, const struct rank *r)
+{
+    if (job->ending)
+        return;
+    if (r->term_signal)
+        job_fail(job, 128 + r->term_signal, "rank %d (pid %d) killed by signal %d (%s)",
+                 r->rank, (int)r->pid, r->term_signal, strsignal(r->term_signal));
+    else if (r->exit_code != 0)
+        job_fail(job, r->exit_code, "rank %d (pid %d) exited with code %d", r->rank,
+                 (int)r->pid, r->exit_code);
+    else if (r->pmi.state == RANK_PMI_INITIALIZED)
+        job_fail(job, EXIT_LAUNCH_FAILED, "rank %d (pid %d) exited without calling "
+                 "MPI_Finalize", r->rank, (int)r->pid);
+}
+
+/* All ranks are gone: kill whatever they left in their process group, and
+ * only then let the group's name (rank 0's pid) go. */
+static void last_rank_gone(struct job *job)
+{
+    group_signal(job, SIGKILL);
+    job->sigkill_at = 0;
+    if (job->pgid > 0)
+        while (waitpid(job->pgid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    job->ranks[0].reaped = 1;
+    job->drain_until = monotonic_now() + OUTPUT_DRAIN_SECONDS;
+}
+
+static void rank_exited(struct job *job, struct rank *r)
+{
+    r->exited = 1;
+    job->ranks_running--;
+    /* It may have written finalize or abort just before exiting. */
+    pmi_channel_drain(job, r);
+    rank_exit_judge(job, r);
+    job_check_barrier(job);
+    if (job->ranks_running == 0)
+        last_rank_gone(job);
+}
+
+/* Has rank r ended?  Fills in how, reaping it unless it leads the group. */
+static int rank_poll_exit(const struct job *job, struct rank *r)
+{
+    siginfo_t info = {0};
+    int options = WEXITED | WNOHANG | (r->pid == job->pgid ? WNOWAIT : 0);
+    while (waitid(P_PID, (id_t)r->pid, &info, options) < 0)
+        if (errno != EINTR)
+            return 0;
+    if (info.si_pid == 0)
+        return 0;
+    if (info.si_code == CLD_EXITED)
+        r->exit_code = info.si_status;
+    else
+        r->term_signal = info.si_status;
+    r->reaped = r->pid != job->pgid;
+    return 1;
+}
+
+void job_reap(struct job *job)
+{
+    for (int i = 0; i < job->size; i++) {
+        struct rank *r = &job->ranks[i];
+        if (r->pid > 0 && !r->exited && rank_poll_exit(job, r))
+            rank_exited(job, r);
+    }
+}
+
+static int output_open(const struct job *job)
+{
+    for (int i = 0; i < job->size; i++)
+        if (job->ranks[i].out[0].fd >= 0 || job->ranks[i].out[1].fd >= 0)
+            return 1;
+    return 0;
+}
+
+int job_is_done(const struct job *job)
+{
+    if (job->ranks_running > 0)
+        return 0;
+    return !output_open(job) || monotonic_now() >= job->drain_until;
+}
+
+int job_finish(struct job *job)
+{
+    for (int i = 0; i < job->size; i++) {
+        struct rank *r = &job->ranks[i];
+        pmi_channel_close(&r->pmi);
+        for (int s = 0; s < 2; s++)
+            output_stream_finish(&r->out[s], i);
+    }
+    stdin_forward_stop(&job->stdin_fwd);
+    shm_cleanup(job);
+    kvs_destroy(job->kvs);
+    free(job->ranks);
+    return job->exit_code;
+}

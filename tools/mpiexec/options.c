@@ -1,0 +1,272 @@
+/*
+ * options.c — mpiexec's command line.
+ *
+ * Accepts the options of MPICH's Hydra and of Open MPI's mpirun that make
+ * sense for one host, so that scripts written for either run unchanged: every
+ * long option works with one dash or two, and "--name=value" works too.
+ * Options for several hosts are recognized and refused by name until the
+ * remote proxy exists, rather than being mistaken for the program.
+ */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef UZURA_VERSION
+#define UZURA_VERSION "unknown"
+#endif
+
+enum option_id {
+    OPT_NPROCS,
+    OPT_GENV,
+    OPT_ENV,
+    OPT_EXPORT,
+    OPT_TAG_OUTPUT,
+    OPT_TIMEOUT,
+    OPT_WDIR,
+    OPT_VERBOSE,
+    OPT_ACCEPTED,       /* meaningful elsewhere, nothing to do here */
+    OPT_NOT_YET,        /* multi-host options */
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+struct option_spec {
+    const char *names;  /* aliases separated by spaces, without dashes */
+    enum option_id id;
+    int nargs;
+};
+
+static const struct option_spec option_table[] = {
+    {"n np", OPT_NPROCS, 1},
+    {"genv", OPT_GENV, 2},
+    {"env", OPT_ENV, 2},
+    {"x", OPT_EXPORT, 1},
+    {"l prepend-rank tag-output", OPT_TAG_OUTPUT, 0},
+    {"timeout", OPT_TIMEOUT, 1},
+    {"wdir wd", OPT_WDIR, 1},
+    {"v verbose", OPT_VERBOSE, 0},
+    {"oversubscribe allow-run-as-root", OPT_ACCEPTED, 0},
+    {"hosts host H hostfile f machinefile ppn npernode launcher launcher-exec "
+     "bootstrap bootstrap-exec", OPT_NOT_YET, 1},
+    {"h help", OPT_HELP, 0},
+    {"version V", OPT_VERSION, 0},
+};
+
+static const char usage_text[] =
+    "Usage: mpiexec [options] program [arguments...]\n"
+    "       mpirun  [options] program [arguments...]\n"
+    "\n"
+    "Starts N copies of program on this host as the ranks of one MPI job and\n"
+    "serves them the PMI-1 protocol.\n"
+    "\n"
+    "  -n, -np N                number of ranks (default 1)\n"
+    "  -genv NAME VALUE         set NAME=VALUE in every rank's environment\n"
+    "  -env NAME VALUE          the same (there is one program per job)\n"
+    "  -x NAME[=VALUE]          export NAME (with VALUE, or mpiexec's own value)\n"
+    "  -l, --tag-output         prefix each line of output with \"[rank] \"\n"
+    "  --timeout SECONDS        kill the job after SECONDS; mpiexec exits 124\n"
+    "                           (default: $MPIEXEC_TIMEOUT, else none)\n"
+    "  -wdir, --wdir DIR        run the ranks in DIR\n"
+    "  -v, --verbose            trace the PMI traffic on stderr\n"
+    "  --oversubscribe, --allow-run-as-root\n"
+    "                           accepted for Open MPI command lines; no effect\n"
+    "  -h, --help               this text\n"
+    "  --version                the version of mpiexec\n"
+    "\n"
+    "Options may be given with one dash or two, and as --name=value.\n"
+    "Exit status: 0 when every rank exits 0; otherwise the exit code of the\n"
+    "first rank to fail (128+N when killed by signal N), the code given to\n"
+    "MPI_Abort, 124 on timeout, 1 for a rank that exits without MPI_Finalize\n"
+    "or breaks the PMI protocol, 2 for a bad command line, 126/127 when the\n"
+    "program cannot be run / found.  See docs/launch.md.\n";
+
+static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mpiexec: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see mpiexec --help)\n", stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+/* Is name one of the space-separated aliases? */
+static int names_match(const char *names, const char *name, size_t len)
+{
+    for (const char *p = names; *p;) {
+        size_t n = strcspn(p, " ");
+        if (n == len && strncmp(p, name, len) == 0)
+            return 1;
+        p += n;
+        p += *p == ' ';
+    }
+    return 0;
+}
+
+static const struct option_spec *option_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; i++)
+        if (names_match(option_table[i].names, name, len))
+            return &option_table[i];
+    return NULL;
+}
+
+static int parse_nprocs(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    if (end == text || *end || errno || n < 1 || n > 1000000)
+        return usage_error("-n: '%s' is not a number of ranks between 1 and 1000000",
+                           text);
+    *out = (int)n;
+    return 0;
+}
+
+static int parse_timeout(const char *text, const char *from, struct mpiexec_options *opt)
+{
+    char *end;
+    double t = strtod(text, &end);
+    if (end == text || *end || !isfinite(t) || t <= 0)
+        return usage_error("%s: '%s' is not a positive number of seconds", from, text);
+    opt->timeout_seconds = t;
+    opt->timeout_text = text;
+    return 0;
+}
+
+static int env_name_ok(const char *name, size_t len)
+{
+    return len > 0 && !memchr(name, '=', len);
+}
+
+static int add_env(struct mpiexec_options *opt, const char *name, const char *value)
+{
+    if (!env_name_ok(name, strlen(name)))
+        return usage_error("'%s' is not a valid environment variable name", name);
+    opt->env[opt->nenv++] = (struct env_assignment){name, value};
+    return 0;
+}
+
+/* -x NAME=VALUE sets; -x NAME passes mpiexec's own value along. */
+static int add_export(struct mpiexec_options *opt, char *arg)
+{
+    char *equals = strchr(arg, '=');
+    if (!equals) {
+        if (!getenv(arg))
+            fprintf(stderr, "mpiexec: warning: -x %s: %s is not set in mpiexec's "
+                    "environment\n", arg, arg);
+        return add_env(opt, arg, NULL);
+    }
+    if (equals == arg)
+        return usage_error("-x '%s': no variable name before '='", arg);
+    *equals = '\0';
+    return add_env(opt, arg, equals + 1);
+}
+
+static int option_apply(const struct option_spec *spec, const char *spelled, char **args,
+                        struct mpiexec_options *opt)
+{
+    switch (spec->id) {
+    case OPT_NPROCS:
+        return parse_nprocs(args[0], &opt->nprocs);
+    case OPT_GENV:
+    case OPT_ENV:
+        return add_env(opt, args[0], args[1]);
+    case OPT_EXPORT:
+        return add_export(opt, args[0]);
+    case OPT_TAG_OUTPUT:
+        opt->tag_output = 1;
+        return 0;
+    case OPT_TIMEOUT:
+        return parse_timeout(args[0], "--timeout", opt);
+    case OPT_WDIR:
+        opt->wdir = args[0];
+        return 0;
+    case OPT_VERBOSE:
+        opt->verbose = 1;
+        return 0;
+    case OPT_ACCEPTED:
+        return 0;
+    case OPT_NOT_YET:
+        fprintf(stderr, "mpiexec: option '%s' is not supported yet: this mpiexec runs every "
+                "rank on this host\n", spelled);
+        return EXIT_USAGE;
+    case OPT_HELP:
+        fputs(usage_text, stdout);
+        return 0;
+    case OPT_VERSION:
+        printf("mpiexec (Uzura) %s\n", UZURA_VERSION);
+        return 0;
+    }
+    return EXIT_USAGE;
+}
+
+/* Handles argv[*i], an option; advances *i past its arguments.  Returns -1 to
+ * go on parsing, or an exit status. */
+static int option_parse_one(int argc, char **argv, int *i, struct mpiexec_options *opt)
+{
+    char *spelled = argv[*i];
+    const char *name = spelled + 1 + (spelled[1] == '-');
+    char *inline_value = strchr(name, '=');
+    size_t len = inline_value ? (size_t)(inline_value - name) : strlen(name);
+    const struct option_spec *spec = option_find(name, len);
+    if (!spec)
+        return usage_error("unknown option '%s'", spelled);
+    char *args[2];
+    if (inline_value) {
+        if (spec->nargs != 1)
+            return usage_error("option '%s' takes no value", spelled);
+        args[0] = inline_value + 1;
+    } else {
+        if (*i + spec->nargs >= argc)
+            return usage_error("option '%s' needs %s", spelled,
+                               spec->nargs == 2 ? "two values" : "a value");
+        for (int a = 0; a < spec->nargs; a++)
+            args[a] = argv[*i + 1 + a];
+        *i += spec->nargs;
+    }
+    int status = option_apply(spec, spelled, args, opt);
+    if (status == 0 && (spec->id == OPT_HELP || spec->id == OPT_VERSION))
+        return 0;
+    return status ? status : -1;
+}
+
+int options_parse(int argc, char **argv, struct mpiexec_options *opt)
+{
+    *opt = (struct mpiexec_options){.nprocs = 1};
+    opt->env = calloc((size_t)argc + 1, sizeof *opt->env);
+    if (!opt->env)
+        return EXIT_LAUNCH_FAILED;
+    const char *timeout_env = getenv("MPIEXEC_TIMEOUT");
+    if (timeout_env && *timeout_env) {
+        int status = parse_timeout(timeout_env, "MPIEXEC_TIMEOUT", opt);
+        if (status)
+            return status;
+    }
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        }
+        int status = option_parse_one(argc, argv, &i, opt);
+        if (status >= 0)
+            return status;
+    }
+    if (i == argc)
+        return usage_error("no program to run");
+    opt->program_argv = argv + i;
+    return -1;
+}
+
+void options_free(struct mpiexec_options *opt)
+{
+    free(opt->env);
+    opt->env = NULL;
+}
