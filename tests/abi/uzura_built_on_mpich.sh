@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# uzura_built_on_mpich.sh — a program built by Uzura's mpicc runs with MPICH:
+#   hydra      under MPICH's mpiexec (Hydra) at -n 1, 2, 4, on Uzura's library
+#              (Uzura's PMI client talks to Hydra's PMI server)
+#   mpich_lib  on MPICH's libmpi_abi.so.1 (LD_LIBRARY_PATH beats the RUNPATH
+#              that Uzura's mpicc records), alone and under Hydra at -n 2
+# Skipped when the MPICH peer is not installed.
+set -euo pipefail
+source "$(dirname "$0")/../wrappers/testlib.sh"
+unset LD_LIBRARY_PATH LD_PRELOAD CC UZURA_CC UZURA_WRAPPER_ACTIVE
+mode=${1:?usage: uzura_built_on_mpich.sh hydra|mpich_lib}
+require_mpich
+hydra=$MPICH/bin/mpiexec
+san=$(sanitizer_preload)
+if [ "$mode" = mpich_lib ] && [ -n "$san" ]; then
+    skip "a sanitized build's program does not run on MPICH's (unsanitized) library"
+fi
+
+scratch
+exe=$UZ_SCRATCH/hello_uzura
+"$UZ_BUILD_DIR/bin/mpicc" -o "$exe" "$(dirname "$0")/abi_hello.c"
+
+case $mode in
+hydra)
+    for n in 1 2 4; do
+        expect_eq "Hydra -n $n" "$(expected_ranks "$n" " on Uzura")" \
+            "$(timeout 60 "$hydra" -n "$n" "$exe" | sort)"
+    done
+    ;;
+mpich_lib)
+    expect_eq "LD_LIBRARY_PATH: the loader picks" "$MPICH/lib/libmpi_abi.so.1" \
+        "$(LD_LIBRARY_PATH=$MPICH/lib resolved_lib libmpi_abi.so.1 "$exe")"
+    expect_eq "alone, on MPICH's library" "rank 0 of 1 on MPICH" "$(LD_LIBRARY_PATH=$MPICH/lib "$exe")"
+    expect_eq "Hydra -n 2, on MPICH's library" "$(expected_ranks 2 " on MPICH")" \
+        "$(LD_LIBRARY_PATH=$MPICH/lib timeout 60 "$hydra" -n 2 "$exe" | sort)"
+    ;;
+*) fail "unknown mode $mode" ;;
+esac

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# uzura_info.sh — build/bin/uzura_info: `version`, `params`, `unknown_env` and `usage` cases.
+set -euo pipefail
+source "$(dirname "$0")/testlib.sh"
+info=$UZ_BUILD_DIR/bin/uzura_info
+# A clean environment: no UZURA_* variables but the ones a case sets.
+for v in $(compgen -e | grep '^UZURA_' || true); do unset "$v"; done
+
+case ${1:?usage: uzura_info.sh version|params|unknown_env|usage} in
+version)
+    expect_eq "--version" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" "$("$info" --version)"
+    expect_eq "first line of the full report" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" \
+        "$("$info" | head -n1)"
+    ;;
+params)
+    out=$("$info" --params)
+    expect_eq "UZURA_VERBOSE row" "  UZURA_VERBOSE                  int     default 0" \
+        "$(grep '^  UZURA_VERBOSE ' <<<"$out")"
+    expect_eq "UZURA_VERBOSE help" \
+        "      Print what the library chooses at start-up (transports, fallbacks): 0 silent, 1 rank 0, 2 every rank" \
+        "$(grep -A1 '^  UZURA_VERBOSE ' <<<"$out" | tail -n1)"
+    expect_eq "a value set in the environment is shown" "  UZURA_VERBOSE                  int     default 0   (set: 2)" \
+        "$(UZURA_VERBOSE=2 "$info" --params | grep '^  UZURA_VERBOSE ')"
+    expect_eq "a bad value is reported" 'warning: UZURA_VERBOSE="loud" is not a valid int' \
+        "$(UZURA_VERBOSE=loud "$info" --params | tail -n1)"
+    expect_eq "the full report lists the tunables too" "$out" \
+        "$("$info" | sed -n '/^Tunables/,$p')"
+    ;;
+unknown_env)
+    expect_eq "no unknown variables: no output" "" "$("$info" --unknown-env)"
+    expect_status "no unknown variables: exit 0" 0 "$info" --unknown-env
+    expect_eq "a misspelled variable is listed" "UZURA_VERBOS=1" \
+        "$(UZURA_VERBOS=1 UZURA_VERBOSE=1 "$info" --unknown-env || true)"
+    expect_status "a misspelled variable: exit 1" 1 env UZURA_VERBOS=1 "$info" --unknown-env
+    ;;
+usage)
+    expect_status "--help" 0 "$info" --help
+    expect_eq "--help's first line" "usage: uzura_info [--params | --version | --unknown-env | --help]" \
+        "$("$info" --help | head -n1)"
+    expect_status "an unknown option" 2 "$info" --bogus
+    ;;
+*) fail "unknown case $1" ;;
+esac

@@ -1,0 +1,172 @@
+/*
+ * uzura_info.c — says what this copy of Uzura is: versions, how it was
+ * built, the transports compiled in, and every tunable (UZURA_* environment
+ * variable) with its type, default and help.
+ *
+ * The tunables come straight from the table in src/core/params.c, which is
+ * compiled into this program, so the list can never drift from what the
+ * library reads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "build_info.h"
+#include "core/params.h"
+#include "transports.h"
+
+extern char **environ;
+
+static const char *type_name(enum uz_param_type t)
+{
+    switch (t) {
+    case UZ_PARAM_BOOL: return "bool";
+    case UZ_PARAM_INT: return "int";
+    case UZ_PARAM_SIZE: return "size";
+    case UZ_PARAM_DOUBLE: return "double";
+    case UZ_PARAM_STRING: return "string";
+    case UZ_PARAM_ENUM: return "enum";
+    }
+    return "?";
+}
+
+static void print_version(void)
+{
+    printf("Uzura %d.%d.%d (MPI %d.%d, standard ABI %d.%d)\n", UZURA_VERSION_MAJOR,
+           UZURA_VERSION_MINOR, UZURA_VERSION_PATCH, MPI_VERSION, MPI_SUBVERSION,
+           MPI_ABI_VERSION, MPI_ABI_SUBVERSION);
+}
+
+static void print_row(const char *key, const char *value)
+{
+    printf("  %-22s %s\n", key, value[0] ? value : "(none)");
+}
+
+static void print_build(void)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[n > 0 ? n : 0] = '\0';
+
+    printf("Build:\n");
+    print_row("build type", UZ_BUILD_TYPE);
+    print_row("C compiler", UZ_BUILD_COMPILER);
+    print_row("C flags", UZ_BUILD_CFLAGS);
+    print_row("sanitizer", UZ_BUILD_SANITIZER);
+    print_row("install prefix", UZ_BUILD_PREFIX);
+    print_row("this program", self);
+}
+
+static void print_transports(void)
+{
+    printf("Transports:\n");
+    if (!uz_info_transports[0].name)
+        printf("  (none yet)\n");
+    for (const struct uz_info_transport *t = uz_info_transports; t->name; t++)
+        printf("  %-22s %s\n", t->name, t->what);
+}
+
+static const struct uz_param *find_param(const char *name, size_t len)
+{
+    for (int i = 0; i < uz_nparams; i++)
+        if (strlen(uz_params[i].name) == len && strncmp(uz_params[i].name, name, len) == 0)
+            return &uz_params[i];
+    return NULL;
+}
+
+static void print_param(const struct uz_param *p)
+{
+    char var[128];
+    snprintf(var, sizeof(var), "UZURA_%s", p->name);
+    const char *set = getenv(var);
+    printf("  %-30s %-7s default %s", var, type_name(p->type),
+           p->default_value[0] ? p->default_value : "\"\"");
+    if (set)
+        printf("   (set: %s)", set);
+    printf("\n      %s", p->help);
+    if (p->choices)
+        printf("; one of %s", p->choices);
+    printf("\n");
+}
+
+static void print_params(void)
+{
+    static const char *const heading[] = {
+        [UZ_PARAM_TUNABLE] = "Tunables (environment variables):",
+        [UZ_PARAM_LAUNCHER] = "Set by mpiexec for each rank (listed, not for tuning):",
+    };
+    for (int scope = UZ_PARAM_TUNABLE; scope <= UZ_PARAM_LAUNCHER; scope++) {
+        printf("%s%s\n", scope == UZ_PARAM_TUNABLE ? "" : "\n", heading[scope]);
+        for (int i = 0; i < uz_nparams; i++)
+            if ((int)uz_params[i].scope == scope)
+                print_param(&uz_params[i]);
+    }
+
+    /* Say so if a value in the environment would stop MPI_Init. */
+    char err[512];
+    if (uz_params_load(err, sizeof(err), NULL) != 0)
+        printf("\nwarning: %s\n", err);
+}
+
+/* Lists the UZURA_* variables that name no tunable; returns how many. */
+static int print_unknown_env(void)
+{
+    int unknown = 0;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "UZURA_", 6) != 0)
+            continue;
+        const char *name = *e + 6;
+        const char *eq = strchr(name, '=');
+        if (!find_param(name, eq ? (size_t)(eq - name) : strlen(name))) {
+            printf("%s\n", *e);
+            unknown++;
+        }
+    }
+    return unknown;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: uzura_info [--params | --version | --unknown-env | --help]\n"
+            "  (no option)    versions, build options, transports and tunables\n"
+            "  --params       only the tunables (UZURA_* environment variables)\n"
+            "  --version      only the version line\n"
+            "  --unknown-env  list UZURA_* variables in the environment that are not\n"
+            "                 tunables (likely misspelled); exit 1 if there are any\n"
+            "  --help         this text\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *opt = argc == 2 ? argv[1] : "";
+    if (strcmp(opt, "--version") == 0) {
+        print_version();
+    } else if (strcmp(opt, "--params") == 0) {
+        print_params();
+    } else if (strcmp(opt, "--unknown-env") == 0) {
+        return print_unknown_env() ? 1 : 0;
+    } else if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+        usage(stdout);
+    } else if (opt[0] == '\0') {
+        print_version();
+        printf("\n");
+        print_build();
+        printf("\n");
+        print_transports();
+        printf("\n");
+        print_params();
+    } else {
+        fprintf(stderr, "uzura_info: unknown option '%s'\n", opt);
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
