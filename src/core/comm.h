@@ -15,6 +15,8 @@
 struct uz_attr_list;
 struct uz_topology;
 struct uz_info;
+struct uz_bsend_buffer;
+struct uz_coll_state;
 
 typedef struct MPI_ABI_Comm {
     struct uz_object obj;
@@ -27,10 +29,21 @@ typedef struct MPI_ABI_Comm {
     /* Messages of this communicator carry context_id; its collectives use
      * context_id + 1 so they never match user point-to-point traffic. */
     uint32_t context_id;
+    uint8_t has_context;        /* context_id is this communicator's own (give it back) */
+    uint8_t coll_ready;         /* uz_coll_comm_init succeeded */
+    /* Collective operations started on this communicator so far: every
+     * rank starts them in the same order, so the count names an operation
+     * consistently across ranks (tags of nonblocking collectives). */
+    uint32_t coll_seq;
+    /* Intercommunicators: an intracommunicator over the local group, for
+     * the local phase of collectives (NULL for intracommunicators). */
+    struct MPI_ABI_Comm *local_comm;
+    struct uz_coll_state *coll;     /* per-communicator collective state (shm areas, ...) */
     uz_errhandler *errhandler;
     struct uz_attr_list *attrs;
     struct uz_topology *topo;
     struct MPI_ABI_Info *info;
+    struct uz_bsend_buffer *bsend;  /* MPI_Comm_attach_buffer, or NULL */
     char name[MPI_MAX_OBJECT_NAME];
 } uz_comm;
 
@@ -59,8 +72,20 @@ static inline int uz_comm_peer_world_rank(const uz_comm *c, int r)
     return uz_group_world_rank(c->remote_group, r);
 }
 
+/* Reference counting: pending operations keep a freed communicator alive;
+ * the last release destroys it (uz_comm_destroy_parts, comm_create.c,
+ * gives back what the constructors set up). */
+void uz_comm_retain(uz_comm *c);
+void uz_comm_release(uz_comm *c);
+void uz_comm_destroy_parts(uz_comm *c);
+
 /* Set up MPI_COMM_WORLD and MPI_COMM_SELF after the job is known. */
 int uz_comm_init_builtins(void);
 void uz_comm_finalize_builtins(void);
+
+/* Start of MPI_Finalize, before anything is torn down: run the attribute
+ * delete callbacks of MPI_COMM_SELF (newest first, as the standard
+ * requires), then those of MPI_COMM_WORLD. */
+int uz_comm_finalize_attrs(void);
 
 #endif /* UZ_CORE_COMM_H */

@@ -7,6 +7,7 @@
  * communicators.  Finalize undoes it in reverse after a job-wide fence, so
  * that no rank tears down its transports while a peer may still talk to it.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,14 +33,23 @@ static int pmi_error(const char *what)
     return uz_err_make(MPI_ERR_OTHER, "%s: %s", what, uz_pmi_last_error());
 }
 
-static void make_job_id(void)
+/* Every rank of a job must agree on its id: it names the job's shared
+ * memory.  mpiexec hands one out; under another process manager the PMI
+ * key-value space name is unique per job and known to every rank. */
+static void make_job_id(const struct uz_pmi_info *pmi)
 {
     if (uz_config.job_id && uz_config.job_id[0]) {
         snprintf(uz_rt.job_id, sizeof(uz_rt.job_id), "%s", uz_config.job_id);
         return;
     }
-    /* No Uzura launcher: derive an id every rank agrees on from the PMI
-     * key-value space name, or make one up for a singleton. */
+    if (!pmi->singleton && pmi->kvsname[0]) {
+        /* Keep it a valid file name component. */
+        size_t n = 0;
+        for (const char *c = pmi->kvsname; *c && n < sizeof(uz_rt.job_id) - 1; c++)
+            uz_rt.job_id[n++] = (isalnum((unsigned char)*c) || *c == '_' || *c == '-') ? *c : '_';
+        uz_rt.job_id[n] = '\0';
+        return;
+    }
     uint64_t r = 0;
     if (getrandom(&r, sizeof(r), 0) != sizeof(r))
         r = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
@@ -80,7 +90,7 @@ static int init_common(int *argc, char ***argv, int required, int *provided)
     uz_rt.appnum = pmi.appnum;
     uz_rt.universe_size = pmi.universe_size > 0 ? pmi.universe_size : pmi.size;
     uz_rt.singleton = pmi.singleton;
-    make_job_id();
+    make_job_id(&pmi);
 
     if ((err = uz_comm_init_builtins()))
         return err;
@@ -120,10 +130,6 @@ int uz_mpi_Finalize(void)
     if ((err = uz_layers_finalize())) {
         pthread_mutex_unlock(&init_lock);
         return err;
-    }
-    if (uz_pmi_fence() != 0) {
-        pthread_mutex_unlock(&init_lock);
-        return pmi_error("MPI_Finalize could not synchronise with the other ranks");
     }
     uz_comm_finalize_builtins();
     atomic_store(&uz_rt.state, UZ_STATE_FINALIZED);

@@ -1,18 +1,20 @@
 /*
- * layers.c — the communication layers' start-up and shut-down.  Nothing
- * below the MPI core exists yet beyond the process manager; the request
- * layer and its transports register here as they arrive.
+ * layers.c — the communication layers' start-up and shut-down, called by
+ * MPI_Init and MPI_Finalize: the request layer, which brings up the
+ * transports it needs.
  */
 #include <mpi.h>
 
 #include "core/layers.h"
+#include "pt2pt/pt2pt.h"
 
 int uz_layers_init(void)
 {
-    return MPI_SUCCESS;
+    return uz_pt2pt_init();
 }
 
+/* Includes a job-wide fence: after it no peer sends to us any more. */
 int uz_layers_finalize(void)
 {
-    return MPI_SUCCESS;
+    return uz_pt2pt_finalize();
 }

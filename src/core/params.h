@@ -40,12 +40,43 @@ struct uz_param {
 /* The parsed values. */
 struct uz_config {
     int verbose;
+    /* request layer */
+    size_t eager_limit;
+    int wait_spin_us;
+    int wait_yield_us;
+    /* shm transport */
+    size_t shm_ring_size;
+    size_t shm_fragment;
+    int shm_cma;                /* 0 auto, 1 on, 2 off */
+    size_t shm_bulk_chunk;
+    int shm_bulk_records;
+    int shm_bulk_help;
+    /* collectives (src/coll/coll_tune.h names the algorithm indexes) */
+    int coll_barrier;
+    int coll_bcast;
+    int coll_reduce;
+    int coll_allreduce;
+    int coll_gather;
+    int coll_scatter;
+    int coll_allgather;
+    int coll_alltoall;
+    int coll_alltoallv;
+    int coll_reduce_scatter;
+    int coll_scan;
+    size_t coll_bcast_long;
+    size_t coll_reduce_long;
+    size_t coll_allreduce_long;
+    size_t coll_allgather_long;
+    size_t coll_alltoall_short;
+    size_t coll_shm_max;
     char *job_id;
     char *job_key;
     int local_rank;
     int local_size;
     int node_id;
 };
+
+enum { UZ_SHM_CMA_AUTO = 0, UZ_SHM_CMA_ON = 1, UZ_SHM_CMA_OFF = 2 };
 
 extern struct uz_config uz_config;
 

@@ -26,10 +26,12 @@ void uz_runtime_abort(int exit_code, const char *message)
 {
     for (int i = 0; i < nabort_hooks; i++)
         abort_hooks[i]();
-    fprintf(stderr, "Uzura rank %d: %s\n", uz_rt.world_rank, message);
-    fflush(stderr);
-    /* Ask the process manager to end every rank; without one (singleton, or
-     * the server is gone) we can only end ourselves. */
-    uz_pmi_abort(exit_code, message);
+    /* Ask the process manager to end every rank (it, or the PMI client
+     * when there is none, prints the message); without one we can only end
+     * ourselves. */
+    char line[1024];
+    snprintf(line, sizeof(line), "rank %d: %s", uz_rt.world_rank, message);
+    fflush(stdout);
+    uz_pmi_abort(exit_code, line);
     _exit(exit_code);
 }

@@ -14,3 +14,9 @@ MPI_Aint uz_mpi_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     return (MPI_Aint)((char *)addr1 - (char *)addr2);
 }
+
+int uz_mpi_Get_address(const void *location, MPI_Aint *address)
+{
+    *address = (MPI_Aint)location;
+    return MPI_SUCCESS;
+}

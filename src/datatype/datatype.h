@@ -2,6 +2,10 @@
  * datatype.h — datatype objects as the rest of the library sees them: size,
  * bounds, whether the data is one contiguous run, and for predefined types
  * which basic element they hold (reductions and external32 need that).
+ *
+ * Moving data described by a datatype (pack, unpack, iovecs for the
+ * transports, the serialized form for one-sided operations) goes through
+ * dt_engine.h; the flattened layout behind it is private to src/datatype/.
  */
 #ifndef UZ_DATATYPE_DATATYPE_H
 #define UZ_DATATYPE_DATATYPE_H
@@ -25,7 +29,9 @@ enum uz_basic_kind {
     UZ_BASIC_PAIR,              /* value+index pairs for MINLOC/MAXLOC */
 };
 
-struct uz_dt_layout;            /* the flattened form (datatype engine) */
+struct uz_dt_layout;            /* the flattened form (dt_layout.h) */
+struct uz_dt_contents;          /* constructor arguments (get_contents) */
+struct uz_attr_list;
 
 typedef struct MPI_ABI_Datatype {
     struct uz_object obj;
@@ -35,13 +41,30 @@ typedef struct MPI_ABI_Datatype {
     MPI_Aint true_lb;           /* bounds of the bytes actually touched */
     MPI_Aint true_extent;
     int committed;
-    /* One element is `size` contiguous bytes at true_lb and extent == size,
-     * so `count` elements are one run: the fast path of every transfer. */
+    /* `count` elements of this type, for ANY count, are exactly count*size
+     * bytes at buf + true_lb, in the order the type map gives them: one
+     * element is a single run of `size` bytes and extent == size.  Types
+     * of size 0 are contiguous.  `single_run` is the weaker fact that one
+     * element is `size` bytes at buf + true_lb (so count == 1 is one run
+     * even when extent != size, e.g. a resized or padded struct type).
+     * uz_dt_is_contig() in dt_engine.h combines the two for a given count. */
     int contiguous;
-    enum uz_basic_kind basic_kind;
-    int predefined;             /* a named, predefined type */
-    struct uz_dt_layout *layout;    /* NULL for contiguous predefined types */
+    int single_run;
+    enum uz_basic_kind basic_kind;  /* of `basic` below; NONE when mixed */
+    int predefined;             /* a named, predefined type (combiner NAMED) */
+    struct uz_dt_layout *layout;    /* flattened form; every type has one */
     char name[MPI_MAX_OBJECT_NAME];
+
+    /* ------------------------------------- private to src/datatype/ */
+    int combiner;               /* MPI_COMBINER_* */
+    struct uz_dt_contents *contents;    /* NULL for named types */
+    /* Every basic element is this predefined type (a pair type counts as
+     * one), or NULL: what reductions need (uz_dt_homogeneous_basic). */
+    const struct MPI_ABI_Datatype *basic;
+    struct uz_attr_list *attrs;
+    int align;                  /* alignment for the extent's padding */
+    int sticky;                 /* lb/ub were set by MPI_Type_create_resized */
+    int large;                  /* made by a large-count (_c) constructor */
 } uz_datatype;
 
 /* Predefined handles index this table (handle value - MPI_DATATYPE_NULL). */
@@ -59,6 +82,10 @@ static inline uz_datatype *uz_datatype_get(MPI_Datatype h)
 
 MPI_Datatype uz_datatype_handle(const uz_datatype *dt);
 
+/* Slot of a predefined type in uz_datatype_builtin (-1 for others). */
+int uz_datatype_builtin_slot(const uz_datatype *dt);
+
+/* Set up the predefined types (idempotent; MPI_Init calls it). */
 void uz_datatype_init_builtins(void);
 
 #endif /* UZ_DATATYPE_DATATYPE_H */

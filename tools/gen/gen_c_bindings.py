@@ -120,7 +120,7 @@ class Body:
         self.uses_fail = False
 
     def check(self, expr):
-        self.lines.append(f"    if ((err = {expr}))\n        goto fail;\n")
+        self.lines.append(f"    if ((uz_rc = {expr}))\n        goto fail;\n")
         self.uses_fail = True
 
 
@@ -274,25 +274,25 @@ def gen_entry(proc, impls):
 
     raise_fn, errobj = error_object(proc)
     body = Body()
-    body.decls.append(f"    static const char fn[] = {fn};\n")
-    body.decls.append("    int err;\n")
+    body.decls.append(f"    static const char uz_fn[] = {fn};\n")
+    body.decls.append("    int uz_rc;\n")
     if not rules.BEFORE_INIT.match(proc.name) and not rules.BEFORE_INIT.match(proc.name.removesuffix("_c")):
-        body.lines.append("    if (UZ_UNLIKELY(!uz_is_running()))\n        return uz_err_not_running(fn);\n")
+        body.lines.append("    if (UZ_UNLIKELY(!uz_is_running()))\n        return uz_err_not_running(uz_fn);\n")
     gen_checks(proc, body, raise_fn, errobj)
     body.decls.extend(pre)
     text = head + "".join(body.decls) + "".join(body.lines)
-    text += f"    err = {call};\n"
+    text += f"    uz_rc = {call};\n"
     if rules.SELF_RAISING.match(proc.name):
         # The implementation raised through the request's communicator.
         if post:
-            text += "    if (err == MPI_SUCCESS) {\n" + "".join(post) + "    }\n"
-        text += "    return err;\n"
+            text += "    if (uz_rc == MPI_SUCCESS) {\n" + "".join(post) + "    }\n"
+        text += "    return uz_rc;\n"
         if body.uses_fail:
-            text += f"fail:\n    return {raise_fn}(fn, {errobj_expr(proc, errobj)}, err);\n"
+            text += f"fail:\n    return {raise_fn}(uz_fn, {errobj_expr(proc, errobj)}, uz_rc);\n"
     else:
-        text += "    if (UZ_LIKELY(err == MPI_SUCCESS)) {\n" + "".join(post) + "        return MPI_SUCCESS;\n    }\n"
+        text += "    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {\n" + "".join(post) + "        return MPI_SUCCESS;\n    }\n"
         text += "fail:\n" if body.uses_fail else ""
-        text += f"    return {raise_fn}(fn, {errobj_expr(proc, errobj)}, err);\n"
+        text += f"    return {raise_fn}(uz_fn, {errobj_expr(proc, errobj)}, uz_rc);\n"
     text += "}\n" + alias
     return text
 

@@ -12,13 +12,43 @@ UZ_EXPORT int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MP
 
 UZ_EXPORT int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
-    return uz_err_raise_comm("MPI_Comm_attach_buffer", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_attach_buffer"));
+    static const char uz_fn[] = "MPI_Comm_attach_buffer";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_attach_buffer_c(comm_obj, buffer, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size) __attribute__((weak, alias("PMPI_Comm_attach_buffer")));
 
 UZ_EXPORT int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
 {
-    return uz_err_raise_comm("MPI_Comm_attach_buffer_c", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_attach_buffer_c"));
+    static const char uz_fn[] = "MPI_Comm_attach_buffer_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_attach_buffer_c(comm_obj, buffer, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) __attribute__((weak, alias("PMPI_Comm_attach_buffer_c")));
 
@@ -30,20 +60,20 @@ UZ_EXPORT MPI_Fint MPI_Comm_c2f(MPI_Comm comm) __attribute__((weak, alias("PMPI_
 
 UZ_EXPORT int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
-    static const char fn[] = "MPI_Comm_call_errhandler";
-    int err;
+    static const char uz_fn[] = "MPI_Comm_call_errhandler";
+    int uz_rc;
     uz_comm *comm_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
+        return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
-    if ((err = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    err = uz_mpi_Comm_call_errhandler(comm_obj, errorcode);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Comm_call_errhandler(comm_obj, errorcode);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, comm_obj, err);
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) __attribute__((weak, alias("PMPI_Comm_call_errhandler")));
 
@@ -67,18 +97,18 @@ UZ_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
 UZ_EXPORT int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    static const char fn[] = "MPI_Comm_create_errhandler";
-    int err;
+    static const char uz_fn[] = "MPI_Comm_create_errhandler";
+    int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
-    if ((err = uz_check_pointer(errhandler, "errhandler")))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    err = uz_mpi_Comm_create_errhandler(comm_errhandler_fn, errhandler);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Comm_create_errhandler(comm_errhandler_fn, errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Comm_create_errhandler")));
 
@@ -108,13 +138,45 @@ UZ_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) __attribute__
 
 UZ_EXPORT int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
-    return uz_err_raise_comm("MPI_Comm_detach_buffer", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_detach_buffer"));
+    static const char uz_fn[] = "MPI_Comm_detach_buffer";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    MPI_Count size_wide = 0;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_detach_buffer_c(comm_obj, buffer_addr, &size_wide);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        *size = uz_count_to_int(size_wide);
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) __attribute__((weak, alias("PMPI_Comm_detach_buffer")));
 
 UZ_EXPORT int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
-    return uz_err_raise_comm("MPI_Comm_detach_buffer_c", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_detach_buffer_c"));
+    static const char uz_fn[] = "MPI_Comm_detach_buffer_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_detach_buffer_c(comm_obj, buffer_addr, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) __attribute__((weak, alias("PMPI_Comm_detach_buffer_c")));
 
@@ -144,7 +206,20 @@ UZ_EXPORT MPI_Comm MPI_Comm_f2c(MPI_Fint comm) __attribute__((weak, alias("PMPI_
 
 UZ_EXPORT int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Comm_flush_buffer", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_flush_buffer"));
+    static const char uz_fn[] = "MPI_Comm_flush_buffer";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_flush_buffer(comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_flush_buffer(MPI_Comm comm) __attribute__((weak, alias("PMPI_Comm_flush_buffer")));
 
@@ -174,22 +249,22 @@ UZ_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_
 
 UZ_EXPORT int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    static const char fn[] = "MPI_Comm_get_errhandler";
-    int err;
+    static const char uz_fn[] = "MPI_Comm_get_errhandler";
+    int uz_rc;
     uz_comm *comm_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
+        return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
-    if ((err = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if ((err = uz_check_pointer(errhandler, "errhandler")))
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    err = uz_mpi_Comm_get_errhandler(comm_obj, errhandler);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Comm_get_errhandler(comm_obj, errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, comm_obj, err);
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Comm_get_errhandler")));
 
@@ -201,24 +276,24 @@ UZ_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) __attribute_
 
 UZ_EXPORT int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
-    static const char fn[] = "MPI_Comm_get_name";
-    int err;
+    static const char uz_fn[] = "MPI_Comm_get_name";
+    int uz_rc;
     uz_comm *comm_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
+        return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
-    if ((err = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if ((err = uz_check_pointer(comm_name, "comm_name")))
+    if ((uz_rc = uz_check_pointer(comm_name, "comm_name")))
         goto fail;
-    if ((err = uz_check_pointer(resultlen, "resultlen")))
+    if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
-    err = uz_mpi_Comm_get_name(comm_obj, comm_name, resultlen);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Comm_get_name(comm_obj, comm_name, resultlen);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, comm_obj, err);
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) __attribute__((weak, alias("PMPI_Comm_get_name")));
 
@@ -260,22 +335,22 @@ UZ_EXPORT int MPI_Comm_join(int fd, MPI_Comm *intercomm) __attribute__((weak, al
 
 UZ_EXPORT int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-    static const char fn[] = "MPI_Comm_rank";
-    int err;
+    static const char uz_fn[] = "MPI_Comm_rank";
+    int uz_rc;
     uz_comm *comm_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
+        return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
-    if ((err = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if ((err = uz_check_pointer(rank, "rank")))
+    if ((uz_rc = uz_check_pointer(rank, "rank")))
         goto fail;
-    err = uz_mpi_Comm_rank(comm_obj, rank);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Comm_rank(comm_obj, rank);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, comm_obj, err);
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank) __attribute__((weak, alias("PMPI_Comm_rank")));
 
@@ -299,24 +374,24 @@ UZ_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_
 
 UZ_EXPORT int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    static const char fn[] = "MPI_Comm_set_errhandler";
-    int err;
+    static const char uz_fn[] = "MPI_Comm_set_errhandler";
+    int uz_rc;
     uz_comm *comm_obj = NULL;
     uz_errhandler *errhandler_obj;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
+        return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
-    if ((err = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     errhandler_obj = uz_errhandler_get(errhandler);
-    if ((err = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
+    if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
-    err = uz_mpi_Comm_set_errhandler(comm_obj, errhandler_obj);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Comm_set_errhandler(comm_obj, errhandler_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, comm_obj, err);
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) __attribute__((weak, alias("PMPI_Comm_set_errhandler")));
 
@@ -328,43 +403,43 @@ UZ_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) __attribute__((wea
 
 UZ_EXPORT int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
-    static const char fn[] = "MPI_Comm_set_name";
-    int err;
+    static const char uz_fn[] = "MPI_Comm_set_name";
+    int uz_rc;
     uz_comm *comm_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
+        return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
-    if ((err = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if ((err = uz_check_pointer(comm_name, "comm_name")))
+    if ((uz_rc = uz_check_pointer(comm_name, "comm_name")))
         goto fail;
-    err = uz_mpi_Comm_set_name(comm_obj, comm_name);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Comm_set_name(comm_obj, comm_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, comm_obj, err);
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name) __attribute__((weak, alias("PMPI_Comm_set_name")));
 
 UZ_EXPORT int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
-    static const char fn[] = "MPI_Comm_size";
-    int err;
+    static const char uz_fn[] = "MPI_Comm_size";
+    int uz_rc;
     uz_comm *comm_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
+        return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
-    if ((err = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if ((err = uz_check_pointer(size, "size")))
+    if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    err = uz_mpi_Comm_size(comm_obj, size);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Comm_size(comm_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, comm_obj, err);
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size) __attribute__((weak, alias("PMPI_Comm_size")));
 

@@ -24,7 +24,18 @@ UZ_EXPORT int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_cou
 
 UZ_EXPORT int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
-    return uz_err_raise_comm("MPI_Get_address", NULL, uz_err_unsupported("MPI_Get_address"));
+    static const char uz_fn[] = "MPI_Get_address";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(address, "address")))
+        goto fail;
+    uz_rc = uz_mpi_Get_address(location, address);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Get_address(const void *location, MPI_Aint *address) __attribute__((weak, alias("PMPI_Get_address")));
 
@@ -36,31 +47,110 @@ UZ_EXPORT int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype 
 
 UZ_EXPORT int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    return uz_err_raise_comm("MPI_Get_count", NULL, uz_err_unsupported("MPI_Get_count"));
+    static const char uz_fn[] = "MPI_Get_count";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    MPI_Count count_wide = 0;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Get_count_c(status, datatype_obj, &count_wide);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        *count = uz_count_to_int(count_wide);
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) __attribute__((weak, alias("PMPI_Get_count")));
 
 UZ_EXPORT int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return uz_err_raise_comm("MPI_Get_count_c", NULL, uz_err_unsupported("MPI_Get_count_c"));
+    static const char uz_fn[] = "MPI_Get_count_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Get_count_c(status, datatype_obj, count);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) __attribute__((weak, alias("PMPI_Get_count_c")));
 
 UZ_EXPORT int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    return uz_err_raise_comm("MPI_Get_elements", NULL, uz_err_unsupported("MPI_Get_elements"));
+    static const char uz_fn[] = "MPI_Get_elements";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    MPI_Count count_wide = 0;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Get_elements_c(status, datatype_obj, &count_wide);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        *count = uz_count_to_int(count_wide);
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) __attribute__((weak, alias("PMPI_Get_elements")));
 
 UZ_EXPORT int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return uz_err_raise_comm("MPI_Get_elements_c", NULL, uz_err_unsupported("MPI_Get_elements_c"));
+    static const char uz_fn[] = "MPI_Get_elements_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Get_elements_c(status, datatype_obj, count);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) __attribute__((weak, alias("PMPI_Get_elements_c")));
 
 UZ_EXPORT int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    return uz_err_raise_comm("MPI_Get_elements_x", NULL, uz_err_unsupported("MPI_Get_elements_x"));
+    static const char uz_fn[] = "MPI_Get_elements_x";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Get_elements_x(status, datatype_obj, count);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) __attribute__((weak, alias("PMPI_Get_elements_x")));
 
@@ -72,102 +162,262 @@ UZ_EXPORT int MPI_Get_hw_resource_info(MPI_Info *hw_info) __attribute__((weak, a
 
 UZ_EXPORT int PMPI_Get_library_version(char *version, int *resultlen)
 {
-    static const char fn[] = "MPI_Get_library_version";
-    int err;
-    if ((err = uz_check_pointer(version, "version")))
+    static const char uz_fn[] = "MPI_Get_library_version";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(version, "version")))
         goto fail;
-    if ((err = uz_check_pointer(resultlen, "resultlen")))
+    if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
-    err = uz_mpi_Get_library_version(version, resultlen);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Get_library_version(version, resultlen);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Get_library_version(char *version, int *resultlen) __attribute__((weak, alias("PMPI_Get_library_version")));
 
 UZ_EXPORT int PMPI_Get_processor_name(char *name, int *resultlen)
 {
-    static const char fn[] = "MPI_Get_processor_name";
-    int err;
+    static const char uz_fn[] = "MPI_Get_processor_name";
+    int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
-    if ((err = uz_check_pointer(name, "name")))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(name, "name")))
         goto fail;
-    if ((err = uz_check_pointer(resultlen, "resultlen")))
+    if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
-    err = uz_mpi_Get_processor_name(name, resultlen);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Get_processor_name(name, resultlen);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Get_processor_name(char *name, int *resultlen) __attribute__((weak, alias("PMPI_Get_processor_name")));
 
 UZ_EXPORT int PMPI_Get_version(int *version, int *subversion)
 {
-    static const char fn[] = "MPI_Get_version";
-    int err;
-    if ((err = uz_check_pointer(version, "version")))
+    static const char uz_fn[] = "MPI_Get_version";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(version, "version")))
         goto fail;
-    if ((err = uz_check_pointer(subversion, "subversion")))
+    if ((uz_rc = uz_check_pointer(subversion, "subversion")))
         goto fail;
-    err = uz_mpi_Get_version(version, subversion);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Get_version(version, subversion);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Get_version(int *version, int *subversion) __attribute__((weak, alias("PMPI_Get_version")));
 
 UZ_EXPORT int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Pack", uz_comm_get(comm), uz_err_unsupported("MPI_Pack"));
+    static const char uz_fn[] = "MPI_Pack";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    MPI_Count position_wide = *position;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(incount, "incount")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(outsize, "outsize")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, &position_wide, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        *position = uz_count_to_int(position_wide);
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm) __attribute__((weak, alias("PMPI_Pack")));
 
 UZ_EXPORT int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Pack_c", uz_comm_get(comm), uz_err_unsupported("MPI_Pack_c"));
+    static const char uz_fn[] = "MPI_Pack_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(incount, "incount")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(outsize, "outsize")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, position, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm) __attribute__((weak, alias("PMPI_Pack_c")));
 
 UZ_EXPORT int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
-    return uz_err_raise_comm("MPI_Pack_external", NULL, uz_err_unsupported("MPI_Pack_external"));
+    static const char uz_fn[] = "MPI_Pack_external";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    uz_rc = uz_mpi_Pack_external(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position) __attribute__((weak, alias("PMPI_Pack_external")));
 
 UZ_EXPORT int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
-    return uz_err_raise_comm("MPI_Pack_external_c", NULL, uz_err_unsupported("MPI_Pack_external_c"));
+    static const char uz_fn[] = "MPI_Pack_external_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    uz_rc = uz_mpi_Pack_external_c(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position) __attribute__((weak, alias("PMPI_Pack_external_c")));
 
 UZ_EXPORT int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
-    return uz_err_raise_comm("MPI_Pack_external_size", NULL, uz_err_unsupported("MPI_Pack_external_size"));
+    static const char uz_fn[] = "MPI_Pack_external_size";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Pack_external_size(datarep, incount, datatype_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size) __attribute__((weak, alias("PMPI_Pack_external_size")));
 
 UZ_EXPORT int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
-    return uz_err_raise_comm("MPI_Pack_external_size_c", NULL, uz_err_unsupported("MPI_Pack_external_size_c"));
+    static const char uz_fn[] = "MPI_Pack_external_size_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Pack_external_size_c(datarep, incount, datatype_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count *size) __attribute__((weak, alias("PMPI_Pack_external_size_c")));
 
 UZ_EXPORT int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-    return uz_err_raise_comm("MPI_Pack_size", uz_comm_get(comm), uz_err_unsupported("MPI_Pack_size"));
+    static const char uz_fn[] = "MPI_Pack_size";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    MPI_Count size_wide = 0;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(incount, "incount")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Pack_size_c(incount, datatype_obj, comm_obj, &size_wide);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        *size = uz_count_to_int(size_wide);
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) __attribute__((weak, alias("PMPI_Pack_size")));
 
 UZ_EXPORT int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
-    return uz_err_raise_comm("MPI_Pack_size_c", uz_comm_get(comm), uz_err_unsupported("MPI_Pack_size_c"));
+    static const char uz_fn[] = "MPI_Pack_size_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(incount, "incount")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Pack_size_c(incount, datatype_obj, comm_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size) __attribute__((weak, alias("PMPI_Pack_size_c")));
 
@@ -179,151 +429,540 @@ UZ_EXPORT MPI_Fint MPI_Type_c2f(MPI_Datatype datatype) __attribute__((weak, alia
 
 UZ_EXPORT int PMPI_Type_commit(MPI_Datatype *datatype)
 {
-    return uz_err_raise_comm("MPI_Type_commit", NULL, uz_err_unsupported("MPI_Type_commit"));
+    static const char uz_fn[] = "MPI_Type_commit";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(datatype, "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_commit(datatype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_commit(MPI_Datatype *datatype) __attribute__((weak, alias("PMPI_Type_commit")));
 
 UZ_EXPORT int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_contiguous", NULL, uz_err_unsupported("MPI_Type_contiguous"));
+    static const char uz_fn[] = "MPI_Type_contiguous";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_contiguous(count, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_contiguous")));
 
 UZ_EXPORT int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_contiguous_c", NULL, uz_err_unsupported("MPI_Type_contiguous_c"));
+    static const char uz_fn[] = "MPI_Type_contiguous_c";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_contiguous_c(count, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_contiguous_c")));
 
 UZ_EXPORT int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_darray", NULL, uz_err_unsupported("MPI_Type_create_darray"));
+    static const char uz_fn[] = "MPI_Type_create_darray";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_positive(ndims, "ndims")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_darray")));
 
 UZ_EXPORT int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_darray_c", NULL, uz_err_unsupported("MPI_Type_create_darray_c"));
+    static const char uz_fn[] = "MPI_Type_create_darray_c";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_positive(ndims, "ndims")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_darray_c")));
 
 UZ_EXPORT int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_f90_complex", NULL, uz_err_unsupported("MPI_Type_create_f90_complex"));
+    static const char uz_fn[] = "MPI_Type_create_f90_complex";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_f90_complex(p, r, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_f90_complex")));
 
 UZ_EXPORT int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_f90_integer", NULL, uz_err_unsupported("MPI_Type_create_f90_integer"));
+    static const char uz_fn[] = "MPI_Type_create_f90_integer";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_f90_integer(r, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_f90_integer")));
 
 UZ_EXPORT int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_f90_real", NULL, uz_err_unsupported("MPI_Type_create_f90_real"));
+    static const char uz_fn[] = "MPI_Type_create_f90_real";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_f90_real(p, r, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_f90_real")));
 
 UZ_EXPORT int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_hindexed", NULL, uz_err_unsupported("MPI_Type_create_hindexed"));
+    static const char uz_fn[] = "MPI_Type_create_hindexed";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hindexed")));
 
 UZ_EXPORT int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_hindexed_block", NULL, uz_err_unsupported("MPI_Type_create_hindexed_block"));
+    static const char uz_fn[] = "MPI_Type_create_hindexed_block";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(blocklength, "blocklength")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hindexed_block")));
 
 UZ_EXPORT int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_hindexed_block_c", NULL, uz_err_unsupported("MPI_Type_create_hindexed_block_c"));
+    static const char uz_fn[] = "MPI_Type_create_hindexed_block_c";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(blocklength, "blocklength")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hindexed_block_c")));
 
 UZ_EXPORT int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_hindexed_c", NULL, uz_err_unsupported("MPI_Type_create_hindexed_c"));
+    static const char uz_fn[] = "MPI_Type_create_hindexed_c";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hindexed_c")));
 
 UZ_EXPORT int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_hvector", NULL, uz_err_unsupported("MPI_Type_create_hvector"));
+    static const char uz_fn[] = "MPI_Type_create_hvector";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(blocklength, "blocklength")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_hvector(count, blocklength, stride, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hvector")));
 
 UZ_EXPORT int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_hvector_c", NULL, uz_err_unsupported("MPI_Type_create_hvector_c"));
+    static const char uz_fn[] = "MPI_Type_create_hvector_c";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(blocklength, "blocklength")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_hvector_c(count, blocklength, stride, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_hvector_c")));
 
 UZ_EXPORT int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_indexed_block", NULL, uz_err_unsupported("MPI_Type_create_indexed_block"));
+    static const char uz_fn[] = "MPI_Type_create_indexed_block";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(blocklength, "blocklength")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_indexed_block")));
 
 UZ_EXPORT int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_indexed_block_c", NULL, uz_err_unsupported("MPI_Type_create_indexed_block_c"));
+    static const char uz_fn[] = "MPI_Type_create_indexed_block_c";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(blocklength, "blocklength")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_indexed_block_c")));
 
 UZ_EXPORT int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
-    return uz_err_raise_comm("MPI_Type_create_keyval", NULL, uz_err_unsupported("MPI_Type_create_keyval"));
+    static const char uz_fn[] = "MPI_Type_create_keyval";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(type_keyval, "type_keyval")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state) __attribute__((weak, alias("PMPI_Type_create_keyval")));
 
 UZ_EXPORT int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_resized", NULL, uz_err_unsupported("MPI_Type_create_resized"));
+    static const char uz_fn[] = "MPI_Type_create_resized";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_resized(oldtype_obj, lb, extent, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_resized")));
 
 UZ_EXPORT int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_resized_c", NULL, uz_err_unsupported("MPI_Type_create_resized_c"));
+    static const char uz_fn[] = "MPI_Type_create_resized_c";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_resized_c(oldtype_obj, lb, extent, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_resized_c")));
 
 UZ_EXPORT int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_struct", NULL, uz_err_unsupported("MPI_Type_create_struct"));
+    static const char uz_fn[] = "MPI_Type_create_struct";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_struct")));
 
 UZ_EXPORT int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_struct_c", NULL, uz_err_unsupported("MPI_Type_create_struct_c"));
+    static const char uz_fn[] = "MPI_Type_create_struct_c";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_struct_c")));
 
 UZ_EXPORT int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_subarray", NULL, uz_err_unsupported("MPI_Type_create_subarray"));
+    static const char uz_fn[] = "MPI_Type_create_subarray";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_positive(ndims, "ndims")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_subarray")));
 
 UZ_EXPORT int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_create_subarray_c", NULL, uz_err_unsupported("MPI_Type_create_subarray_c"));
+    static const char uz_fn[] = "MPI_Type_create_subarray_c";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_positive(ndims, "ndims")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_create_subarray_c")));
 
 UZ_EXPORT int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
-    return uz_err_raise_comm("MPI_Type_delete_attr", NULL, uz_err_unsupported("MPI_Type_delete_attr"));
+    static const char uz_fn[] = "MPI_Type_delete_attr";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_delete_attr(datatype_obj, type_keyval);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) __attribute__((weak, alias("PMPI_Type_delete_attr")));
 
 UZ_EXPORT int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_dup", NULL, uz_err_unsupported("MPI_Type_dup"));
+    static const char uz_fn[] = "MPI_Type_dup";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_dup(oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_dup")));
 
@@ -335,13 +974,35 @@ UZ_EXPORT MPI_Datatype MPI_Type_f2c(MPI_Fint datatype) __attribute__((weak, alia
 
 UZ_EXPORT int PMPI_Type_free(MPI_Datatype *datatype)
 {
-    return uz_err_raise_comm("MPI_Type_free", NULL, uz_err_unsupported("MPI_Type_free"));
+    static const char uz_fn[] = "MPI_Type_free";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(datatype, "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_free(datatype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_free(MPI_Datatype *datatype) __attribute__((weak, alias("PMPI_Type_free")));
 
 UZ_EXPORT int PMPI_Type_free_keyval(int *type_keyval)
 {
-    return uz_err_raise_comm("MPI_Type_free_keyval", NULL, uz_err_unsupported("MPI_Type_free_keyval"));
+    static const char uz_fn[] = "MPI_Type_free_keyval";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(type_keyval, "type_keyval")))
+        goto fail;
+    uz_rc = uz_mpi_Type_free_keyval(type_keyval);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_free_keyval(int *type_keyval) __attribute__((weak, alias("PMPI_Type_free_keyval")));
 
@@ -353,127 +1014,470 @@ UZ_EXPORT MPI_Datatype MPI_Type_fromint(int datatype) __attribute__((weak, alias
 
 UZ_EXPORT int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
 {
-    return uz_err_raise_comm("MPI_Type_get_attr", NULL, uz_err_unsupported("MPI_Type_get_attr"));
+    static const char uz_fn[] = "MPI_Type_get_attr";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_attr(datatype_obj, type_keyval, attribute_val, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) __attribute__((weak, alias("PMPI_Type_get_attr")));
 
 UZ_EXPORT int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
-    return uz_err_raise_comm("MPI_Type_get_contents", NULL, uz_err_unsupported("MPI_Type_get_contents"));
+    static const char uz_fn[] = "MPI_Type_get_contents";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_contents(datatype_obj, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) __attribute__((weak, alias("PMPI_Type_get_contents")));
 
 UZ_EXPORT int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[])
 {
-    return uz_err_raise_comm("MPI_Type_get_contents_c", NULL, uz_err_unsupported("MPI_Type_get_contents_c"));
+    static const char uz_fn[] = "MPI_Type_get_contents_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_contents_c(datatype_obj, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]) __attribute__((weak, alias("PMPI_Type_get_contents_c")));
 
 UZ_EXPORT int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
-    return uz_err_raise_comm("MPI_Type_get_envelope", NULL, uz_err_unsupported("MPI_Type_get_envelope"));
+    static const char uz_fn[] = "MPI_Type_get_envelope";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(num_integers, "num_integers")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(num_addresses, "num_addresses")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(num_datatypes, "num_datatypes")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(combiner, "combiner")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_envelope(datatype_obj, num_integers, num_addresses, num_datatypes, combiner);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner) __attribute__((weak, alias("PMPI_Type_get_envelope")));
 
 UZ_EXPORT int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
-    return uz_err_raise_comm("MPI_Type_get_envelope_c", NULL, uz_err_unsupported("MPI_Type_get_envelope_c"));
+    static const char uz_fn[] = "MPI_Type_get_envelope_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(num_integers, "num_integers")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(num_addresses, "num_addresses")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(num_large_counts, "num_large_counts")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(num_datatypes, "num_datatypes")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(combiner, "combiner")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_envelope_c(datatype_obj, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner) __attribute__((weak, alias("PMPI_Type_get_envelope_c")));
 
 UZ_EXPORT int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    return uz_err_raise_comm("MPI_Type_get_extent", NULL, uz_err_unsupported("MPI_Type_get_extent"));
+    static const char uz_fn[] = "MPI_Type_get_extent";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(lb, "lb")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(extent, "extent")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_extent(datatype_obj, lb, extent);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) __attribute__((weak, alias("PMPI_Type_get_extent")));
 
 UZ_EXPORT int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    return uz_err_raise_comm("MPI_Type_get_extent_c", NULL, uz_err_unsupported("MPI_Type_get_extent_c"));
+    static const char uz_fn[] = "MPI_Type_get_extent_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(lb, "lb")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(extent, "extent")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_extent_c(datatype_obj, lb, extent);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) __attribute__((weak, alias("PMPI_Type_get_extent_c")));
 
 UZ_EXPORT int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    return uz_err_raise_comm("MPI_Type_get_extent_x", NULL, uz_err_unsupported("MPI_Type_get_extent_x"));
+    static const char uz_fn[] = "MPI_Type_get_extent_x";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(lb, "lb")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(extent, "extent")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_extent_x(datatype_obj, lb, extent);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) __attribute__((weak, alias("PMPI_Type_get_extent_x")));
 
 UZ_EXPORT int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
-    return uz_err_raise_comm("MPI_Type_get_name", NULL, uz_err_unsupported("MPI_Type_get_name"));
+    static const char uz_fn[] = "MPI_Type_get_name";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(type_name, "type_name")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_name(datatype_obj, type_name, resultlen);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) __attribute__((weak, alias("PMPI_Type_get_name")));
 
 UZ_EXPORT int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    return uz_err_raise_comm("MPI_Type_get_true_extent", NULL, uz_err_unsupported("MPI_Type_get_true_extent"));
+    static const char uz_fn[] = "MPI_Type_get_true_extent";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(true_lb, "true_lb")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(true_extent, "true_extent")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_true_extent(datatype_obj, true_lb, true_extent);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) __attribute__((weak, alias("PMPI_Type_get_true_extent")));
 
 UZ_EXPORT int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    return uz_err_raise_comm("MPI_Type_get_true_extent_c", NULL, uz_err_unsupported("MPI_Type_get_true_extent_c"));
+    static const char uz_fn[] = "MPI_Type_get_true_extent_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(true_lb, "true_lb")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(true_extent, "true_extent")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_true_extent_c(datatype_obj, true_lb, true_extent);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) __attribute__((weak, alias("PMPI_Type_get_true_extent_c")));
 
 UZ_EXPORT int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    return uz_err_raise_comm("MPI_Type_get_true_extent_x", NULL, uz_err_unsupported("MPI_Type_get_true_extent_x"));
+    static const char uz_fn[] = "MPI_Type_get_true_extent_x";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(true_lb, "true_lb")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(true_extent, "true_extent")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_true_extent_x(datatype_obj, true_lb, true_extent);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) __attribute__((weak, alias("PMPI_Type_get_true_extent_x")));
 
 UZ_EXPORT int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
 {
-    return uz_err_raise_comm("MPI_Type_get_value_index", NULL, uz_err_unsupported("MPI_Type_get_value_index"));
+    static const char uz_fn[] = "MPI_Type_get_value_index";
+    int uz_rc;
+    uz_datatype *value_type_obj;
+    uz_datatype *index_type_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    value_type_obj = uz_datatype_get(value_type);
+    if ((uz_rc = uz_check_handle(value_type_obj, MPI_ERR_TYPE, "value_type", "datatype")))
+        goto fail;
+    index_type_obj = uz_datatype_get(index_type);
+    if ((uz_rc = uz_check_handle(index_type_obj, MPI_ERR_TYPE, "index_type", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(pair_type, "pair_type")))
+        goto fail;
+    uz_rc = uz_mpi_Type_get_value_index(value_type_obj, index_type_obj, pair_type);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) __attribute__((weak, alias("PMPI_Type_get_value_index")));
 
 UZ_EXPORT int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_indexed", NULL, uz_err_unsupported("MPI_Type_indexed"));
+    static const char uz_fn[] = "MPI_Type_indexed";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_indexed")));
 
 UZ_EXPORT int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_indexed_c", NULL, uz_err_unsupported("MPI_Type_indexed_c"));
+    static const char uz_fn[] = "MPI_Type_indexed_c";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_indexed_c")));
 
 UZ_EXPORT int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
-    return uz_err_raise_comm("MPI_Type_match_size", NULL, uz_err_unsupported("MPI_Type_match_size"));
+    static const char uz_fn[] = "MPI_Type_match_size";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(datatype, "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_match_size(typeclass, size, datatype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype) __attribute__((weak, alias("PMPI_Type_match_size")));
 
 UZ_EXPORT int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
 {
-    return uz_err_raise_comm("MPI_Type_set_attr", NULL, uz_err_unsupported("MPI_Type_set_attr"));
+    static const char uz_fn[] = "MPI_Type_set_attr";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_set_attr(datatype_obj, type_keyval, attribute_val);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) __attribute__((weak, alias("PMPI_Type_set_attr")));
 
 UZ_EXPORT int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
-    return uz_err_raise_comm("MPI_Type_set_name", NULL, uz_err_unsupported("MPI_Type_set_name"));
+    static const char uz_fn[] = "MPI_Type_set_name";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(type_name, "type_name")))
+        goto fail;
+    uz_rc = uz_mpi_Type_set_name(datatype_obj, type_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name) __attribute__((weak, alias("PMPI_Type_set_name")));
 
 UZ_EXPORT int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    return uz_err_raise_comm("MPI_Type_size", NULL, uz_err_unsupported("MPI_Type_size"));
+    static const char uz_fn[] = "MPI_Type_size";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    MPI_Count size_wide = 0;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Type_size_c(datatype_obj, &size_wide);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        *size = uz_count_to_int(size_wide);
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_size(MPI_Datatype datatype, int *size) __attribute__((weak, alias("PMPI_Type_size")));
 
 UZ_EXPORT int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
-    return uz_err_raise_comm("MPI_Type_size_c", NULL, uz_err_unsupported("MPI_Type_size_c"));
+    static const char uz_fn[] = "MPI_Type_size_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Type_size_c(datatype_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) __attribute__((weak, alias("PMPI_Type_size_c")));
 
 UZ_EXPORT int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    return uz_err_raise_comm("MPI_Type_size_x", NULL, uz_err_unsupported("MPI_Type_size_x"));
+    static const char uz_fn[] = "MPI_Type_size_x";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Type_size_x(datatype_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) __attribute__((weak, alias("PMPI_Type_size_x")));
 
@@ -485,36 +1489,156 @@ UZ_EXPORT int MPI_Type_toint(MPI_Datatype datatype) __attribute__((weak, alias("
 
 UZ_EXPORT int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_vector", NULL, uz_err_unsupported("MPI_Type_vector"));
+    static const char uz_fn[] = "MPI_Type_vector";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(blocklength, "blocklength")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_vector(count, blocklength, stride, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_vector")));
 
 UZ_EXPORT int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    return uz_err_raise_comm("MPI_Type_vector_c", NULL, uz_err_unsupported("MPI_Type_vector_c"));
+    static const char uz_fn[] = "MPI_Type_vector_c";
+    int uz_rc;
+    uz_datatype *oldtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(blocklength, "blocklength")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_vector_c(count, blocklength, stride, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_vector_c")));
 
 UZ_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Unpack", uz_comm_get(comm), uz_err_unsupported("MPI_Unpack"));
+    static const char uz_fn[] = "MPI_Unpack";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    MPI_Count position_wide = *position;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(insize, "insize")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    uz_rc = uz_mpi_Unpack_c(inbuf, insize, &position_wide, outbuf, outcount, datatype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        *position = uz_count_to_int(position_wide);
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Unpack")));
 
 UZ_EXPORT int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Unpack_c", uz_comm_get(comm), uz_err_unsupported("MPI_Unpack_c"));
+    static const char uz_fn[] = "MPI_Unpack_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(insize, "insize")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    uz_rc = uz_mpi_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Unpack_c")));
 
 UZ_EXPORT int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_Unpack_external", NULL, uz_err_unsupported("MPI_Unpack_external"));
+    static const char uz_fn[] = "MPI_Unpack_external";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    uz_rc = uz_mpi_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_Unpack_external")));
 
 UZ_EXPORT int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_Unpack_external_c", NULL, uz_err_unsupported("MPI_Unpack_external_c"));
+    static const char uz_fn[] = "MPI_Unpack_external_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    uz_rc = uz_mpi_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_Unpack_external_c")));

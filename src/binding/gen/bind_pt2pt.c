@@ -6,55 +6,210 @@
 
 UZ_EXPORT int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Bsend", uz_comm_get(comm), uz_err_unsupported("MPI_Bsend"));
+    static const char uz_fn[] = "MPI_Bsend";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Bsend")));
 
 UZ_EXPORT int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Bsend_c", uz_comm_get(comm), uz_err_unsupported("MPI_Bsend_c"));
+    static const char uz_fn[] = "MPI_Bsend_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Bsend_c")));
 
 UZ_EXPORT int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Bsend_init", uz_comm_get(comm), uz_err_unsupported("MPI_Bsend_init"));
+    static const char uz_fn[] = "MPI_Bsend_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Bsend_init")));
 
 UZ_EXPORT int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Bsend_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Bsend_init_c"));
+    static const char uz_fn[] = "MPI_Bsend_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Bsend_init_c")));
 
 UZ_EXPORT int PMPI_Buffer_attach(void *buffer, int size)
 {
-    return uz_err_raise_comm("MPI_Buffer_attach", NULL, uz_err_unsupported("MPI_Buffer_attach"));
+    static const char uz_fn[] = "MPI_Buffer_attach";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Buffer_attach_c(buffer, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Buffer_attach(void *buffer, int size) __attribute__((weak, alias("PMPI_Buffer_attach")));
 
 UZ_EXPORT int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
 {
-    return uz_err_raise_comm("MPI_Buffer_attach_c", NULL, uz_err_unsupported("MPI_Buffer_attach_c"));
+    static const char uz_fn[] = "MPI_Buffer_attach_c";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Buffer_attach_c(buffer, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Buffer_attach_c(void *buffer, MPI_Count size) __attribute__((weak, alias("PMPI_Buffer_attach_c")));
 
 UZ_EXPORT int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
-    return uz_err_raise_comm("MPI_Buffer_detach", NULL, uz_err_unsupported("MPI_Buffer_detach"));
+    static const char uz_fn[] = "MPI_Buffer_detach";
+    int uz_rc;
+    MPI_Count size_wide = 0;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Buffer_detach_c(buffer_addr, &size_wide);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        *size = uz_count_to_int(size_wide);
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Buffer_detach(void *buffer_addr, int *size) __attribute__((weak, alias("PMPI_Buffer_detach")));
 
 UZ_EXPORT int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
-    return uz_err_raise_comm("MPI_Buffer_detach_c", NULL, uz_err_unsupported("MPI_Buffer_detach_c"));
+    static const char uz_fn[] = "MPI_Buffer_detach_c";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Buffer_detach_c(buffer_addr, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) __attribute__((weak, alias("PMPI_Buffer_detach_c")));
 
 UZ_EXPORT int PMPI_Buffer_flush(void)
 {
-    return uz_err_raise_comm("MPI_Buffer_flush", NULL, uz_err_unsupported("MPI_Buffer_flush"));
+    static const char uz_fn[] = "MPI_Buffer_flush";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Buffer_flush();
+    return uz_rc;
 }
 UZ_EXPORT int MPI_Buffer_flush(void) __attribute__((weak, alias("PMPI_Buffer_flush")));
 
@@ -66,7 +221,12 @@ UZ_EXPORT int MPI_Buffer_iflush(MPI_Request *request) __attribute__((weak, alias
 
 UZ_EXPORT int PMPI_Cancel(MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Cancel", NULL, uz_err_unsupported("MPI_Cancel"));
+    static const char uz_fn[] = "MPI_Cancel";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Cancel(request);
+    return uz_rc;
 }
 UZ_EXPORT int MPI_Cancel(MPI_Request *request) __attribute__((weak, alias("PMPI_Cancel")));
 
@@ -84,127 +244,668 @@ UZ_EXPORT int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Greq
 
 UZ_EXPORT int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ibsend", uz_comm_get(comm), uz_err_unsupported("MPI_Ibsend"));
+    static const char uz_fn[] = "MPI_Ibsend";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ibsend")));
 
 UZ_EXPORT int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ibsend_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ibsend_c"));
+    static const char uz_fn[] = "MPI_Ibsend_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ibsend_c")));
 
 UZ_EXPORT int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Improbe", uz_comm_get(comm), uz_err_unsupported("MPI_Improbe"));
+    static const char uz_fn[] = "MPI_Improbe";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(message, "message")))
+        goto fail;
+    uz_rc = uz_mpi_Improbe(source, tag, comm_obj, flag, message, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status) __attribute__((weak, alias("PMPI_Improbe")));
 
 UZ_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Imrecv", NULL, uz_err_unsupported("MPI_Imrecv"));
+    static const char uz_fn[] = "MPI_Imrecv";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(message, "message")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) __attribute__((weak, alias("PMPI_Imrecv")));
 
 UZ_EXPORT int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Imrecv_c", NULL, uz_err_unsupported("MPI_Imrecv_c"));
+    static const char uz_fn[] = "MPI_Imrecv_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(message, "message")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request) __attribute__((weak, alias("PMPI_Imrecv_c")));
 
 UZ_EXPORT int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Iprobe", uz_comm_get(comm), uz_err_unsupported("MPI_Iprobe"));
+    static const char uz_fn[] = "MPI_Iprobe";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Iprobe(source, tag, comm_obj, flag, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Iprobe")));
 
 UZ_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Irecv", uz_comm_get(comm), uz_err_unsupported("MPI_Irecv"));
+    static const char uz_fn[] = "MPI_Irecv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Irecv")));
 
 UZ_EXPORT int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Irecv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Irecv_c"));
+    static const char uz_fn[] = "MPI_Irecv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Irecv_c")));
 
 UZ_EXPORT int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Irsend", uz_comm_get(comm), uz_err_unsupported("MPI_Irsend"));
+    static const char uz_fn[] = "MPI_Irsend";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Irsend")));
 
 UZ_EXPORT int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Irsend_c", uz_comm_get(comm), uz_err_unsupported("MPI_Irsend_c"));
+    static const char uz_fn[] = "MPI_Irsend_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Irsend_c")));
 
 UZ_EXPORT int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Isend", uz_comm_get(comm), uz_err_unsupported("MPI_Isend"));
+    static const char uz_fn[] = "MPI_Isend";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isend")));
 
 UZ_EXPORT int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Isend_c", uz_comm_get(comm), uz_err_unsupported("MPI_Isend_c"));
+    static const char uz_fn[] = "MPI_Isend_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isend_c")));
 
 UZ_EXPORT int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Isendrecv", uz_comm_get(comm), uz_err_unsupported("MPI_Isendrecv"));
+    static const char uz_fn[] = "MPI_Isendrecv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj;
+    uz_datatype *recvtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isendrecv")));
 
 UZ_EXPORT int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Isendrecv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Isendrecv_c"));
+    static const char uz_fn[] = "MPI_Isendrecv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj;
+    uz_datatype *recvtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isendrecv_c")));
 
 UZ_EXPORT int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Isendrecv_replace", uz_comm_get(comm), uz_err_unsupported("MPI_Isendrecv_replace"));
+    static const char uz_fn[] = "MPI_Isendrecv_replace";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isendrecv_replace")));
 
 UZ_EXPORT int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Isendrecv_replace_c", uz_comm_get(comm), uz_err_unsupported("MPI_Isendrecv_replace_c"));
+    static const char uz_fn[] = "MPI_Isendrecv_replace_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Isendrecv_replace_c")));
 
 UZ_EXPORT int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Issend", uz_comm_get(comm), uz_err_unsupported("MPI_Issend"));
+    static const char uz_fn[] = "MPI_Issend";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Issend")));
 
 UZ_EXPORT int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Issend_c", uz_comm_get(comm), uz_err_unsupported("MPI_Issend_c"));
+    static const char uz_fn[] = "MPI_Issend_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Issend_c")));
 
 UZ_EXPORT int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Mprobe", uz_comm_get(comm), uz_err_unsupported("MPI_Mprobe"));
+    static const char uz_fn[] = "MPI_Mprobe";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(message, "message")))
+        goto fail;
+    uz_rc = uz_mpi_Mprobe(source, tag, comm_obj, message, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status) __attribute__((weak, alias("PMPI_Mprobe")));
 
 UZ_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Mrecv", NULL, uz_err_unsupported("MPI_Mrecv"));
+    static const char uz_fn[] = "MPI_Mrecv";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(message, "message")))
+        goto fail;
+    uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) __attribute__((weak, alias("PMPI_Mrecv")));
 
 UZ_EXPORT int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Mrecv_c", NULL, uz_err_unsupported("MPI_Mrecv_c"));
+    static const char uz_fn[] = "MPI_Mrecv_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(message, "message")))
+        goto fail;
+    uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status) __attribute__((weak, alias("PMPI_Mrecv_c")));
 
@@ -240,7 +941,24 @@ UZ_EXPORT int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Dat
 
 UZ_EXPORT int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Probe", uz_comm_get(comm), uz_err_unsupported("MPI_Probe"));
+    static const char uz_fn[] = "MPI_Probe";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    uz_rc = uz_mpi_Probe(source, tag, comm_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Probe")));
 
@@ -252,25 +970,129 @@ UZ_EXPORT int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, M
 
 UZ_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Recv", uz_comm_get(comm), uz_err_unsupported("MPI_Recv"));
+    static const char uz_fn[] = "MPI_Recv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Recv")));
 
 UZ_EXPORT int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Recv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Recv_c"));
+    static const char uz_fn[] = "MPI_Recv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Recv_c")));
 
 UZ_EXPORT int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Recv_init", uz_comm_get(comm), uz_err_unsupported("MPI_Recv_init"));
+    static const char uz_fn[] = "MPI_Recv_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Recv_init")));
 
 UZ_EXPORT int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Recv_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Recv_init_c"));
+    static const char uz_fn[] = "MPI_Recv_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Recv_init_c")));
 
@@ -288,7 +1110,16 @@ UZ_EXPORT MPI_Request MPI_Request_f2c(MPI_Fint request) __attribute__((weak, ali
 
 UZ_EXPORT int PMPI_Request_free(MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Request_free", NULL, uz_err_unsupported("MPI_Request_free"));
+    static const char uz_fn[] = "MPI_Request_free";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Request_free(request);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Request_free(MPI_Request *request) __attribute__((weak, alias("PMPI_Request_free")));
 
@@ -300,25 +1131,69 @@ UZ_EXPORT MPI_Request MPI_Request_fromint(int request) __attribute__((weak, alia
 
 UZ_EXPORT int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Request_get_status", NULL, uz_err_unsupported("MPI_Request_get_status"));
+    static const char uz_fn[] = "MPI_Request_get_status";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Request_get_status(request, flag, status);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Request_get_status")));
 
 UZ_EXPORT int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
-    return uz_err_raise_comm("MPI_Request_get_status_all", NULL, uz_err_unsupported("MPI_Request_get_status_all"));
+    static const char uz_fn[] = "MPI_Request_get_status_all";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) __attribute__((weak, alias("PMPI_Request_get_status_all")));
 
 UZ_EXPORT int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Request_get_status_any", NULL, uz_err_unsupported("MPI_Request_get_status_any"));
+    static const char uz_fn[] = "MPI_Request_get_status_any";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(index, "index")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Request_get_status_any(count, array_of_requests, index, flag, status);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Request_get_status_any")));
 
 UZ_EXPORT int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    return uz_err_raise_comm("MPI_Request_get_status_some", NULL, uz_err_unsupported("MPI_Request_get_status_some"));
+    static const char uz_fn[] = "MPI_Request_get_status_some";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(incount, "incount")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(outcount, "outcount")))
+        goto fail;
+    uz_rc = uz_mpi_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) __attribute__((weak, alias("PMPI_Request_get_status_some")));
 
@@ -330,109 +1205,571 @@ UZ_EXPORT int MPI_Request_toint(MPI_Request request) __attribute__((weak, alias(
 
 UZ_EXPORT int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Rsend", uz_comm_get(comm), uz_err_unsupported("MPI_Rsend"));
+    static const char uz_fn[] = "MPI_Rsend";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Rsend")));
 
 UZ_EXPORT int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Rsend_c", uz_comm_get(comm), uz_err_unsupported("MPI_Rsend_c"));
+    static const char uz_fn[] = "MPI_Rsend_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Rsend_c")));
 
 UZ_EXPORT int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Rsend_init", uz_comm_get(comm), uz_err_unsupported("MPI_Rsend_init"));
+    static const char uz_fn[] = "MPI_Rsend_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Rsend_init")));
 
 UZ_EXPORT int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Rsend_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Rsend_init_c"));
+    static const char uz_fn[] = "MPI_Rsend_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Rsend_init_c")));
 
 UZ_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Send", uz_comm_get(comm), uz_err_unsupported("MPI_Send"));
+    static const char uz_fn[] = "MPI_Send";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Send")));
 
 UZ_EXPORT int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Send_c", uz_comm_get(comm), uz_err_unsupported("MPI_Send_c"));
+    static const char uz_fn[] = "MPI_Send_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Send_c")));
 
 UZ_EXPORT int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Send_init", uz_comm_get(comm), uz_err_unsupported("MPI_Send_init"));
+    static const char uz_fn[] = "MPI_Send_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Send_init")));
 
 UZ_EXPORT int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Send_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Send_init_c"));
+    static const char uz_fn[] = "MPI_Send_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Send_init_c")));
 
 UZ_EXPORT int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Sendrecv", uz_comm_get(comm), uz_err_unsupported("MPI_Sendrecv"));
+    static const char uz_fn[] = "MPI_Sendrecv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj;
+    uz_datatype *recvtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Sendrecv")));
 
 UZ_EXPORT int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Sendrecv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Sendrecv_c"));
+    static const char uz_fn[] = "MPI_Sendrecv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj;
+    uz_datatype *recvtype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Sendrecv_c")));
 
 UZ_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Sendrecv_replace", uz_comm_get(comm), uz_err_unsupported("MPI_Sendrecv_replace"));
+    static const char uz_fn[] = "MPI_Sendrecv_replace";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Sendrecv_replace")));
 
 UZ_EXPORT int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Sendrecv_replace_c", uz_comm_get(comm), uz_err_unsupported("MPI_Sendrecv_replace_c"));
+    static const char uz_fn[] = "MPI_Sendrecv_replace_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status) __attribute__((weak, alias("PMPI_Sendrecv_replace_c")));
 
 UZ_EXPORT int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Ssend", uz_comm_get(comm), uz_err_unsupported("MPI_Ssend"));
+    static const char uz_fn[] = "MPI_Ssend";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Ssend")));
 
 UZ_EXPORT int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Ssend_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ssend_c"));
+    static const char uz_fn[] = "MPI_Ssend_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) __attribute__((weak, alias("PMPI_Ssend_c")));
 
 UZ_EXPORT int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ssend_init", uz_comm_get(comm), uz_err_unsupported("MPI_Ssend_init"));
+    static const char uz_fn[] = "MPI_Ssend_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ssend_init")));
 
 UZ_EXPORT int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ssend_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ssend_init_c"));
+    static const char uz_fn[] = "MPI_Ssend_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ssend_init_c")));
 
 UZ_EXPORT int PMPI_Start(MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Start", NULL, uz_err_unsupported("MPI_Start"));
+    static const char uz_fn[] = "MPI_Start";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Start(request);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Start(MPI_Request *request) __attribute__((weak, alias("PMPI_Start")));
 
 UZ_EXPORT int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
-    return uz_err_raise_comm("MPI_Startall", NULL, uz_err_unsupported("MPI_Startall"));
+    static const char uz_fn[] = "MPI_Startall";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Startall(count, array_of_requests);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[]) __attribute__((weak, alias("PMPI_Startall")));
 
@@ -474,114 +1811,315 @@ UZ_EXPORT int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_sta
 
 UZ_EXPORT int PMPI_Status_get_error(const MPI_Status *status, int *err)
 {
-    return uz_err_raise_comm("MPI_Status_get_error", NULL, uz_err_unsupported("MPI_Status_get_error"));
+    static const char uz_fn[] = "MPI_Status_get_error";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Status_get_error(status, err);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_get_error(const MPI_Status *status, int *err) __attribute__((weak, alias("PMPI_Status_get_error")));
 
 UZ_EXPORT int PMPI_Status_get_source(const MPI_Status *status, int *source)
 {
-    return uz_err_raise_comm("MPI_Status_get_source", NULL, uz_err_unsupported("MPI_Status_get_source"));
+    static const char uz_fn[] = "MPI_Status_get_source";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(source, "source")))
+        goto fail;
+    uz_rc = uz_mpi_Status_get_source(status, source);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_get_source(const MPI_Status *status, int *source) __attribute__((weak, alias("PMPI_Status_get_source")));
 
 UZ_EXPORT int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
 {
-    return uz_err_raise_comm("MPI_Status_get_tag", NULL, uz_err_unsupported("MPI_Status_get_tag"));
+    static const char uz_fn[] = "MPI_Status_get_tag";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(tag, "tag")))
+        goto fail;
+    uz_rc = uz_mpi_Status_get_tag(status, tag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_get_tag(const MPI_Status *status, int *tag) __attribute__((weak, alias("PMPI_Status_get_tag")));
 
 UZ_EXPORT int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
-    return uz_err_raise_comm("MPI_Status_set_cancelled", NULL, uz_err_unsupported("MPI_Status_set_cancelled"));
+    static const char uz_fn[] = "MPI_Status_set_cancelled";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Status_set_cancelled(status, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_set_cancelled(MPI_Status *status, int flag) __attribute__((weak, alias("PMPI_Status_set_cancelled")));
 
 UZ_EXPORT int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
-    return uz_err_raise_comm("MPI_Status_set_elements", NULL, uz_err_unsupported("MPI_Status_set_elements"));
+    static const char uz_fn[] = "MPI_Status_set_elements";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Status_set_elements_c(status, datatype_obj, count);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) __attribute__((weak, alias("PMPI_Status_set_elements")));
 
 UZ_EXPORT int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    return uz_err_raise_comm("MPI_Status_set_elements_c", NULL, uz_err_unsupported("MPI_Status_set_elements_c"));
+    static const char uz_fn[] = "MPI_Status_set_elements_c";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Status_set_elements_c(status, datatype_obj, count);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) __attribute__((weak, alias("PMPI_Status_set_elements_c")));
 
 UZ_EXPORT int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    return uz_err_raise_comm("MPI_Status_set_elements_x", NULL, uz_err_unsupported("MPI_Status_set_elements_x"));
+    static const char uz_fn[] = "MPI_Status_set_elements_x";
+    int uz_rc;
+    uz_datatype *datatype_obj;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Status_set_elements_x(status, datatype_obj, count);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) __attribute__((weak, alias("PMPI_Status_set_elements_x")));
 
 UZ_EXPORT int PMPI_Status_set_error(MPI_Status *status, int err)
 {
-    return uz_err_raise_comm("MPI_Status_set_error", NULL, uz_err_unsupported("MPI_Status_set_error"));
+    static const char uz_fn[] = "MPI_Status_set_error";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Status_set_error(status, err);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_set_error(MPI_Status *status, int err) __attribute__((weak, alias("PMPI_Status_set_error")));
 
 UZ_EXPORT int PMPI_Status_set_source(MPI_Status *status, int source)
 {
-    return uz_err_raise_comm("MPI_Status_set_source", NULL, uz_err_unsupported("MPI_Status_set_source"));
+    static const char uz_fn[] = "MPI_Status_set_source";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Status_set_source(status, source);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_set_source(MPI_Status *status, int source) __attribute__((weak, alias("PMPI_Status_set_source")));
 
 UZ_EXPORT int PMPI_Status_set_tag(MPI_Status *status, int tag)
 {
-    return uz_err_raise_comm("MPI_Status_set_tag", NULL, uz_err_unsupported("MPI_Status_set_tag"));
+    static const char uz_fn[] = "MPI_Status_set_tag";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    uz_rc = uz_mpi_Status_set_tag(status, tag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_set_tag(MPI_Status *status, int tag) __attribute__((weak, alias("PMPI_Status_set_tag")));
 
 UZ_EXPORT int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Test", NULL, uz_err_unsupported("MPI_Test"));
+    static const char uz_fn[] = "MPI_Test";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Test(request, flag, status);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Test")));
 
 UZ_EXPORT int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
-    return uz_err_raise_comm("MPI_Test_cancelled", NULL, uz_err_unsupported("MPI_Test_cancelled"));
+    static const char uz_fn[] = "MPI_Test_cancelled";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Test_cancelled(status, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Test_cancelled(const MPI_Status *status, int *flag) __attribute__((weak, alias("PMPI_Test_cancelled")));
 
 UZ_EXPORT int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
-    return uz_err_raise_comm("MPI_Testall", NULL, uz_err_unsupported("MPI_Testall"));
+    static const char uz_fn[] = "MPI_Testall";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Testall(count, array_of_requests, flag, array_of_statuses);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]) __attribute__((weak, alias("PMPI_Testall")));
 
 UZ_EXPORT int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Testany", NULL, uz_err_unsupported("MPI_Testany"));
+    static const char uz_fn[] = "MPI_Testany";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(index, "index")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Testany(count, array_of_requests, index, flag, status);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status) __attribute__((weak, alias("PMPI_Testany")));
 
 UZ_EXPORT int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    return uz_err_raise_comm("MPI_Testsome", NULL, uz_err_unsupported("MPI_Testsome"));
+    static const char uz_fn[] = "MPI_Testsome";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(incount, "incount")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(outcount, "outcount")))
+        goto fail;
+    uz_rc = uz_mpi_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) __attribute__((weak, alias("PMPI_Testsome")));
 
 UZ_EXPORT int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Wait", NULL, uz_err_unsupported("MPI_Wait"));
+    static const char uz_fn[] = "MPI_Wait";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Wait(request, status);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status) __attribute__((weak, alias("PMPI_Wait")));
 
 UZ_EXPORT int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    return uz_err_raise_comm("MPI_Waitall", NULL, uz_err_unsupported("MPI_Waitall"));
+    static const char uz_fn[] = "MPI_Waitall";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Waitall(count, array_of_requests, array_of_statuses);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) __attribute__((weak, alias("PMPI_Waitall")));
 
 UZ_EXPORT int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_Waitany", NULL, uz_err_unsupported("MPI_Waitany"));
+    static const char uz_fn[] = "MPI_Waitany";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(index, "index")))
+        goto fail;
+    uz_rc = uz_mpi_Waitany(count, array_of_requests, index, status);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status) __attribute__((weak, alias("PMPI_Waitany")));
 
 UZ_EXPORT int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    return uz_err_raise_comm("MPI_Waitsome", NULL, uz_err_unsupported("MPI_Waitsome"));
+    static const char uz_fn[] = "MPI_Waitsome";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_nonnegative(incount, "incount")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(outcount, "outcount")))
+        goto fail;
+    uz_rc = uz_mpi_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]) __attribute__((weak, alias("PMPI_Waitsome")));

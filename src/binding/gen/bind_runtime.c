@@ -18,33 +18,33 @@ UZ_EXPORT int MPI_Abi_get_fortran_info(MPI_Info *info) __attribute__((weak, alia
 
 UZ_EXPORT int PMPI_Abi_get_info(MPI_Info *info)
 {
-    static const char fn[] = "MPI_Abi_get_info";
-    int err;
-    if ((err = uz_check_pointer(info, "info")))
+    static const char uz_fn[] = "MPI_Abi_get_info";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
-    err = uz_mpi_Abi_get_info(info);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Abi_get_info(info);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Abi_get_info(MPI_Info *info) __attribute__((weak, alias("PMPI_Abi_get_info")));
 
 UZ_EXPORT int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
-    static const char fn[] = "MPI_Abi_get_version";
-    int err;
-    if ((err = uz_check_pointer(abi_major, "abi_major")))
+    static const char uz_fn[] = "MPI_Abi_get_version";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(abi_major, "abi_major")))
         goto fail;
-    if ((err = uz_check_pointer(abi_minor, "abi_minor")))
+    if ((uz_rc = uz_check_pointer(abi_minor, "abi_minor")))
         goto fail;
-    err = uz_mpi_Abi_get_version(abi_major, abi_minor);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Abi_get_version(abi_major, abi_minor);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Abi_get_version(int *abi_major, int *abi_minor) __attribute__((weak, alias("PMPI_Abi_get_version")));
 
@@ -62,62 +62,62 @@ UZ_EXPORT int MPI_Abi_set_fortran_info(MPI_Info info) __attribute__((weak, alias
 
 UZ_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
-    static const char fn[] = "MPI_Abort";
-    int err;
+    static const char uz_fn[] = "MPI_Abort";
+    int uz_rc;
     uz_comm *comm_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
+        return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
-    if ((err = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    err = uz_mpi_Abort(comm_obj, errorcode);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Abort(comm_obj, errorcode);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, comm_obj, err);
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) __attribute__((weak, alias("PMPI_Abort")));
 
 UZ_EXPORT int PMPI_Add_error_class(int *errorclass)
 {
-    static const char fn[] = "MPI_Add_error_class";
-    int err;
-    if ((err = uz_check_pointer(errorclass, "errorclass")))
+    static const char uz_fn[] = "MPI_Add_error_class";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(errorclass, "errorclass")))
         goto fail;
-    err = uz_mpi_Add_error_class(errorclass);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Add_error_class(errorclass);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Add_error_class(int *errorclass) __attribute__((weak, alias("PMPI_Add_error_class")));
 
 UZ_EXPORT int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
-    static const char fn[] = "MPI_Add_error_code";
-    int err;
-    err = uz_mpi_Add_error_code(errorclass, errorcode);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    static const char uz_fn[] = "MPI_Add_error_code";
+    int uz_rc;
+    uz_rc = uz_mpi_Add_error_code(errorclass, errorcode);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Add_error_code(int errorclass, int *errorcode) __attribute__((weak, alias("PMPI_Add_error_code")));
 
 UZ_EXPORT int PMPI_Add_error_string(int errorcode, const char *string)
 {
-    static const char fn[] = "MPI_Add_error_string";
-    int err;
-    if ((err = uz_check_pointer(string, "string")))
+    static const char uz_fn[] = "MPI_Add_error_string";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(string, "string")))
         goto fail;
-    err = uz_mpi_Add_error_string(errorcode, string);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Add_error_string(errorcode, string);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Add_error_string(int errorcode, const char *string) __attribute__((weak, alias("PMPI_Add_error_string")));
 
@@ -135,16 +135,16 @@ UZ_EXPORT MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler) __attribute__((
 
 UZ_EXPORT int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
-    static const char fn[] = "MPI_Errhandler_free";
-    int err;
-    if ((err = uz_check_pointer(errhandler, "errhandler")))
+    static const char uz_fn[] = "MPI_Errhandler_free";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    err = uz_mpi_Errhandler_free(errhandler);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Errhandler_free(errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Errhandler_free(MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Errhandler_free")));
 
@@ -162,62 +162,62 @@ UZ_EXPORT int MPI_Errhandler_toint(MPI_Errhandler errhandler) __attribute__((wea
 
 UZ_EXPORT int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    static const char fn[] = "MPI_Error_class";
-    int err;
-    if ((err = uz_check_pointer(errorclass, "errorclass")))
+    static const char uz_fn[] = "MPI_Error_class";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(errorclass, "errorclass")))
         goto fail;
-    err = uz_mpi_Error_class(errorcode, errorclass);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Error_class(errorcode, errorclass);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Error_class(int errorcode, int *errorclass) __attribute__((weak, alias("PMPI_Error_class")));
 
 UZ_EXPORT int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
-    static const char fn[] = "MPI_Error_string";
-    int err;
-    if ((err = uz_check_pointer(string, "string")))
+    static const char uz_fn[] = "MPI_Error_string";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(string, "string")))
         goto fail;
-    if ((err = uz_check_pointer(resultlen, "resultlen")))
+    if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
-    err = uz_mpi_Error_string(errorcode, string, resultlen);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Error_string(errorcode, string, resultlen);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Error_string(int errorcode, char *string, int *resultlen) __attribute__((weak, alias("PMPI_Error_string")));
 
 UZ_EXPORT int PMPI_Finalize(void)
 {
-    static const char fn[] = "MPI_Finalize";
-    int err;
+    static const char uz_fn[] = "MPI_Finalize";
+    int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
-    err = uz_mpi_Finalize();
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Finalize();
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Finalize(void) __attribute__((weak, alias("PMPI_Finalize")));
 
 UZ_EXPORT int PMPI_Finalized(int *flag)
 {
-    static const char fn[] = "MPI_Finalized";
-    int err;
-    if ((err = uz_check_pointer(flag, "flag")))
+    static const char uz_fn[] = "MPI_Finalized";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    err = uz_mpi_Finalized(flag);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Finalized(flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Finalized(int *flag) __attribute__((weak, alias("PMPI_Finalized")));
 
@@ -229,69 +229,69 @@ UZ_EXPORT MPI_Fint MPI_Info_c2f(MPI_Info info) __attribute__((weak, alias("PMPI_
 
 UZ_EXPORT int PMPI_Info_create(MPI_Info *info)
 {
-    static const char fn[] = "MPI_Info_create";
-    int err;
-    if ((err = uz_check_pointer(info, "info")))
+    static const char uz_fn[] = "MPI_Info_create";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
-    err = uz_mpi_Info_create(info);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_create(info);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_create(MPI_Info *info) __attribute__((weak, alias("PMPI_Info_create")));
 
 UZ_EXPORT int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
-    static const char fn[] = "MPI_Info_create_env";
-    int err;
-    if ((err = uz_check_pointer(info, "info")))
+    static const char uz_fn[] = "MPI_Info_create_env";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
-    err = uz_mpi_Info_create_env(argc, argv, info);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_create_env(argc, argv, info);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info) __attribute__((weak, alias("PMPI_Info_create_env")));
 
 UZ_EXPORT int PMPI_Info_delete(MPI_Info info, const char *key)
 {
-    static const char fn[] = "MPI_Info_delete";
-    int err;
+    static const char uz_fn[] = "MPI_Info_delete";
+    int uz_rc;
     uz_info *info_obj;
     info_obj = uz_info_get(info);
-    if ((err = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+    if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((err = uz_check_pointer(key, "key")))
+    if ((uz_rc = uz_check_pointer(key, "key")))
         goto fail;
-    err = uz_mpi_Info_delete(info_obj, key);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_delete(info_obj, key);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_delete(MPI_Info info, const char *key) __attribute__((weak, alias("PMPI_Info_delete")));
 
 UZ_EXPORT int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
-    static const char fn[] = "MPI_Info_dup";
-    int err;
+    static const char uz_fn[] = "MPI_Info_dup";
+    int uz_rc;
     uz_info *info_obj;
     info_obj = uz_info_get(info);
-    if ((err = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+    if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((err = uz_check_pointer(newinfo, "newinfo")))
+    if ((uz_rc = uz_check_pointer(newinfo, "newinfo")))
         goto fail;
-    err = uz_mpi_Info_dup(info_obj, newinfo);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_dup(info_obj, newinfo);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo) __attribute__((weak, alias("PMPI_Info_dup")));
 
@@ -303,16 +303,16 @@ UZ_EXPORT MPI_Info MPI_Info_f2c(MPI_Fint info) __attribute__((weak, alias("PMPI_
 
 UZ_EXPORT int PMPI_Info_free(MPI_Info *info)
 {
-    static const char fn[] = "MPI_Info_free";
-    int err;
-    if ((err = uz_check_pointer(info, "info")))
+    static const char uz_fn[] = "MPI_Info_free";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
-    err = uz_mpi_Info_free(info);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_free(info);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_free(MPI_Info *info) __attribute__((weak, alias("PMPI_Info_free")));
 
@@ -324,131 +324,131 @@ UZ_EXPORT MPI_Info MPI_Info_fromint(int info) __attribute__((weak, alias("PMPI_I
 
 UZ_EXPORT int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
-    static const char fn[] = "MPI_Info_get";
-    int err;
+    static const char uz_fn[] = "MPI_Info_get";
+    int uz_rc;
     uz_info *info_obj;
     info_obj = uz_info_get(info);
-    if ((err = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+    if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((err = uz_check_pointer(key, "key")))
+    if ((uz_rc = uz_check_pointer(key, "key")))
         goto fail;
-    if ((err = uz_check_pointer(value, "value")))
+    if ((uz_rc = uz_check_pointer(value, "value")))
         goto fail;
-    if ((err = uz_check_pointer(flag, "flag")))
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    err = uz_mpi_Info_get(info_obj, key, valuelen, value, flag);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_get(info_obj, key, valuelen, value, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag) __attribute__((weak, alias("PMPI_Info_get")));
 
 UZ_EXPORT int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
-    static const char fn[] = "MPI_Info_get_nkeys";
-    int err;
+    static const char uz_fn[] = "MPI_Info_get_nkeys";
+    int uz_rc;
     uz_info *info_obj;
     info_obj = uz_info_get(info);
-    if ((err = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+    if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((err = uz_check_pointer(nkeys, "nkeys")))
+    if ((uz_rc = uz_check_pointer(nkeys, "nkeys")))
         goto fail;
-    err = uz_mpi_Info_get_nkeys(info_obj, nkeys);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_get_nkeys(info_obj, nkeys);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_get_nkeys(MPI_Info info, int *nkeys) __attribute__((weak, alias("PMPI_Info_get_nkeys")));
 
 UZ_EXPORT int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
-    static const char fn[] = "MPI_Info_get_nthkey";
-    int err;
+    static const char uz_fn[] = "MPI_Info_get_nthkey";
+    int uz_rc;
     uz_info *info_obj;
     info_obj = uz_info_get(info);
-    if ((err = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+    if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((err = uz_check_pointer(key, "key")))
+    if ((uz_rc = uz_check_pointer(key, "key")))
         goto fail;
-    err = uz_mpi_Info_get_nthkey(info_obj, n, key);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_get_nthkey(info_obj, n, key);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_get_nthkey(MPI_Info info, int n, char *key) __attribute__((weak, alias("PMPI_Info_get_nthkey")));
 
 UZ_EXPORT int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
-    static const char fn[] = "MPI_Info_get_string";
-    int err;
+    static const char uz_fn[] = "MPI_Info_get_string";
+    int uz_rc;
     uz_info *info_obj;
     info_obj = uz_info_get(info);
-    if ((err = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+    if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((err = uz_check_pointer(key, "key")))
+    if ((uz_rc = uz_check_pointer(key, "key")))
         goto fail;
-    if ((err = uz_check_pointer(buflen, "buflen")))
+    if ((uz_rc = uz_check_pointer(buflen, "buflen")))
         goto fail;
-    if ((err = uz_check_pointer(value, "value")))
+    if ((uz_rc = uz_check_pointer(value, "value")))
         goto fail;
-    if ((err = uz_check_pointer(flag, "flag")))
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    err = uz_mpi_Info_get_string(info_obj, key, buflen, value, flag);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_get_string(info_obj, key, buflen, value, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag) __attribute__((weak, alias("PMPI_Info_get_string")));
 
 UZ_EXPORT int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
-    static const char fn[] = "MPI_Info_get_valuelen";
-    int err;
+    static const char uz_fn[] = "MPI_Info_get_valuelen";
+    int uz_rc;
     uz_info *info_obj;
     info_obj = uz_info_get(info);
-    if ((err = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+    if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((err = uz_check_pointer(key, "key")))
+    if ((uz_rc = uz_check_pointer(key, "key")))
         goto fail;
-    if ((err = uz_check_pointer(valuelen, "valuelen")))
+    if ((uz_rc = uz_check_pointer(valuelen, "valuelen")))
         goto fail;
-    if ((err = uz_check_pointer(flag, "flag")))
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    err = uz_mpi_Info_get_valuelen(info_obj, key, valuelen, flag);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_get_valuelen(info_obj, key, valuelen, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) __attribute__((weak, alias("PMPI_Info_get_valuelen")));
 
 UZ_EXPORT int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
-    static const char fn[] = "MPI_Info_set";
-    int err;
+    static const char uz_fn[] = "MPI_Info_set";
+    int uz_rc;
     uz_info *info_obj;
     info_obj = uz_info_get(info);
-    if ((err = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+    if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((err = uz_check_pointer(key, "key")))
+    if ((uz_rc = uz_check_pointer(key, "key")))
         goto fail;
-    if ((err = uz_check_pointer(value, "value")))
+    if ((uz_rc = uz_check_pointer(value, "value")))
         goto fail;
-    err = uz_mpi_Info_set(info_obj, key, value);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Info_set(info_obj, key, value);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Info_set(MPI_Info info, const char *key, const char *value) __attribute__((weak, alias("PMPI_Info_set")));
 
@@ -460,122 +460,122 @@ UZ_EXPORT int MPI_Info_toint(MPI_Info info) __attribute__((weak, alias("PMPI_Inf
 
 UZ_EXPORT int PMPI_Init(int *argc, char ***argv)
 {
-    static const char fn[] = "MPI_Init";
-    int err;
-    if ((err = uz_check_pointer(argc, "argc")))
+    static const char uz_fn[] = "MPI_Init";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(argc, "argc")))
         goto fail;
-    if ((err = uz_check_pointer(argv, "argv")))
+    if ((uz_rc = uz_check_pointer(argv, "argv")))
         goto fail;
-    err = uz_mpi_Init(argc, argv);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Init(argc, argv);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Init(int *argc, char ***argv) __attribute__((weak, alias("PMPI_Init")));
 
 UZ_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    static const char fn[] = "MPI_Init_thread";
-    int err;
-    if ((err = uz_check_pointer(argc, "argc")))
+    static const char uz_fn[] = "MPI_Init_thread";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(argc, "argc")))
         goto fail;
-    if ((err = uz_check_pointer(argv, "argv")))
+    if ((uz_rc = uz_check_pointer(argv, "argv")))
         goto fail;
-    if ((err = uz_check_pointer(provided, "provided")))
+    if ((uz_rc = uz_check_pointer(provided, "provided")))
         goto fail;
-    err = uz_mpi_Init_thread(argc, argv, required, provided);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Init_thread(argc, argv, required, provided);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) __attribute__((weak, alias("PMPI_Init_thread")));
 
 UZ_EXPORT int PMPI_Initialized(int *flag)
 {
-    static const char fn[] = "MPI_Initialized";
-    int err;
-    if ((err = uz_check_pointer(flag, "flag")))
+    static const char uz_fn[] = "MPI_Initialized";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    err = uz_mpi_Initialized(flag);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Initialized(flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Initialized(int *flag) __attribute__((weak, alias("PMPI_Initialized")));
 
 UZ_EXPORT int PMPI_Is_thread_main(int *flag)
 {
-    static const char fn[] = "MPI_Is_thread_main";
-    int err;
+    static const char uz_fn[] = "MPI_Is_thread_main";
+    int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
-    if ((err = uz_check_pointer(flag, "flag")))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    err = uz_mpi_Is_thread_main(flag);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Is_thread_main(flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Is_thread_main(int *flag) __attribute__((weak, alias("PMPI_Is_thread_main")));
 
 UZ_EXPORT int PMPI_Query_thread(int *provided)
 {
-    static const char fn[] = "MPI_Query_thread";
-    int err;
+    static const char uz_fn[] = "MPI_Query_thread";
+    int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
-        return uz_err_not_running(fn);
-    if ((err = uz_check_pointer(provided, "provided")))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(provided, "provided")))
         goto fail;
-    err = uz_mpi_Query_thread(provided);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    uz_rc = uz_mpi_Query_thread(provided);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
 fail:
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Query_thread(int *provided) __attribute__((weak, alias("PMPI_Query_thread")));
 
 UZ_EXPORT int PMPI_Remove_error_class(int errorclass)
 {
-    static const char fn[] = "MPI_Remove_error_class";
-    int err;
-    err = uz_mpi_Remove_error_class(errorclass);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    static const char uz_fn[] = "MPI_Remove_error_class";
+    int uz_rc;
+    uz_rc = uz_mpi_Remove_error_class(errorclass);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Remove_error_class(int errorclass) __attribute__((weak, alias("PMPI_Remove_error_class")));
 
 UZ_EXPORT int PMPI_Remove_error_code(int errorcode)
 {
-    static const char fn[] = "MPI_Remove_error_code";
-    int err;
-    err = uz_mpi_Remove_error_code(errorcode);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    static const char uz_fn[] = "MPI_Remove_error_code";
+    int uz_rc;
+    uz_rc = uz_mpi_Remove_error_code(errorcode);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Remove_error_code(int errorcode) __attribute__((weak, alias("PMPI_Remove_error_code")));
 
 UZ_EXPORT int PMPI_Remove_error_string(int errorcode)
 {
-    static const char fn[] = "MPI_Remove_error_string";
-    int err;
-    err = uz_mpi_Remove_error_string(errorcode);
-    if (UZ_LIKELY(err == MPI_SUCCESS)) {
+    static const char uz_fn[] = "MPI_Remove_error_string";
+    int uz_rc;
+    uz_rc = uz_mpi_Remove_error_string(errorcode);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
-    return uz_err_raise_comm(fn, NULL, err);
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Remove_error_string(int errorcode) __attribute__((weak, alias("PMPI_Remove_error_string")));
 

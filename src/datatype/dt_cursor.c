@@ -1,0 +1,344 @@
+/*
+ * dt_cursor.c — walking the packed stream of (buf, count, datatype): pack,
+ * unpack and iovec generation, resumable at any byte (dt_engine.h).
+ *
+ * The cursor is a stack of frames over the layout tree (dt_layout.h):
+ * frame 0 repeats the root node `count` times one extent apart, and each
+ * further frame is one instance of a node being walked item by item.  The
+ * work happens at the bottom: an item whose child is a run of `len` bytes
+ * is `count` copies at a fixed stride, and as many whole copies as fit are
+ * moved by one tight loop (copy_runs) whose small fixed sizes compile to
+ * single loads and stores.  A node whose items are all runs (a vector's
+ * row, a padded struct) is moved whole by the parent without pushing a
+ * frame.  A run cut by the caller's limit is remembered as (address, bytes
+ * left) and finished first by the next call.
+ *
+ * The three operations share one walker, instantiated per operation so
+ * that the compiler removes the tests on `op`.
+ */
+#include <string.h>
+
+#include "datatype/dt_engine.h"
+#include "datatype/dt_layout.h"
+
+_Static_assert(UZ_DT_CURSOR_FRAMES >= UZ_DL_MAX_DEPTH + 1, "cursor too shallow for layouts");
+
+enum walk_op { OP_PACK, OP_UNPACK, OP_IOV };
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* ------------------------------------------------------------- kernels */
+
+/* k runs of len bytes, stride apart in user memory, back to back in the
+ * packed stream.  pack: mem -> stream; unpack: stream -> mem. */
+#define RUNS_LOOP(N)                                                        \
+    do {                                                                    \
+        if (pack)                                                           \
+            for (uint64_t i = 0; i < k; i++, mem += stride, s += (N))       \
+                memcpy(s, mem, (N));                                        \
+        else                                                                \
+            for (uint64_t i = 0; i < k; i++, mem += stride, s += (N))       \
+                memcpy(mem, s, (N));                                        \
+    } while (0)
+
+static ALWAYS_INLINE void copy_runs(const int pack, char *s, char *mem, int64_t stride,
+                                    size_t len, uint64_t k)
+{
+    switch (len) {
+    case 1: RUNS_LOOP(1); break;
+    case 2: RUNS_LOOP(2); break;
+    case 4: RUNS_LOOP(4); break;
+    case 8: RUNS_LOOP(8); break;
+    case 12: RUNS_LOOP(12); break;
+    case 16: RUNS_LOOP(16); break;
+    case 24: RUNS_LOOP(24); break;
+    case 32: RUNS_LOOP(32); break;
+    default:
+        if (pack)
+            for (uint64_t i = 0; i < k; i++, mem += stride, s += len)
+                memcpy(s, mem, len);
+        else
+            for (uint64_t i = 0; i < k; i++, mem += stride, s += len)
+                memcpy(mem, s, len);
+    }
+}
+
+/* One whole instance of a node whose items all have run children. */
+static ALWAYS_INLINE void copy_flat_node(const int pack, char *s, uintptr_t base,
+                                         const struct uz_dl_node *n,
+                                         const struct uz_dl_item *items,
+                                         const struct uz_dl_leaf *leaves)
+{
+    const struct uz_dl_item *it = &items[n->item];
+    for (uint32_t i = 0; i < n->nitems; i++, it++) {
+        size_t len = leaves[it->child & ~UZ_DL_LEAF].len;
+        copy_runs(pack, s, (char *)(base + it->disp), it->stride, len, it->count);
+        s += len * it->count;
+    }
+}
+
+/* ---------------------------------------------------------------- walker */
+
+struct iov_out {
+    struct iovec *v;
+    int n, max;
+};
+
+/* Add a run to the iovec list, merging with the last entry when adjacent.
+ * 0 when the list is full. */
+static ALWAYS_INLINE int iov_add(struct iov_out *o, uintptr_t p, size_t len)
+{
+    if (o->n > 0) {
+        struct iovec *last = &o->v[o->n - 1];
+        if ((uintptr_t)last->iov_base + last->iov_len == p) {
+            last->iov_len += len;
+            return 1;
+        }
+    }
+    if (o->n == o->max)
+        return 0;
+    o->v[o->n].iov_base = (void *)p;
+    o->v[o->n].iov_len = len;
+    o->n++;
+    return 1;
+}
+
+/* Move part of a run: `len` bytes at p.  Returns 0 if the iovec list is full. */
+static ALWAYS_INLINE int move_bytes(const enum walk_op op, char *s, uintptr_t p, size_t len,
+                                    struct iov_out *o)
+{
+    if (op == OP_PACK)
+        memcpy(s, (const void *)p, len);
+    else if (op == OP_UNPACK)
+        memcpy((void *)p, s, len);
+    else
+        return iov_add(o, p, len);
+    return 1;
+}
+
+static ALWAYS_INLINE size_t walk(struct uz_dt_cursor *c, const enum walk_op op, char *s,
+                                 size_t max, struct iov_out *o)
+{
+    const struct uz_dt_layout *l = c->layout;
+    const struct uz_dl_node *nodes = uz_dl_nodes(l);
+    const struct uz_dl_item *items = uz_dl_items(l);
+    const struct uz_dl_leaf *leaves = uz_dl_leaves(l);
+    const int pack = op == OP_PACK;
+    size_t done = 0;
+
+    if (max > c->total - c->offset)
+        max = c->total - c->offset;
+    if (c->run_left > 0 && max > 0) {
+        size_t k = c->run_left < max ? c->run_left : max;
+        if (!move_bytes(op, s, c->run, k, o))
+            return 0;
+        c->run += k;
+        c->run_left -= k;
+        done = k;
+    }
+    while (done < max) {
+        struct uz_dt_frame *f = &c->stack[c->depth - 1];
+        struct uz_dl_item top;
+        const struct uz_dl_item *it;
+        if (c->depth == 1) {
+            top = (struct uz_dl_item){ .stride = c->top_stride, .count = c->top_count,
+                                       .child = l->root };
+            it = &top;
+        } else {
+            if (f->item == f->end) {
+                c->depth--;
+                continue;
+            }
+            it = &items[f->item];
+            if (f->rep == it->count) {
+                f->item++;
+                f->rep = 0;
+                continue;
+            }
+        }
+        uintptr_t p = f->base + it->disp + (intptr_t)f->rep * it->stride;
+        uint64_t n = it->count - f->rep;
+
+        if (it->child & UZ_DL_LEAF) {
+            size_t len = leaves[it->child & ~UZ_DL_LEAF].len;
+            size_t room = max - done;
+            uint64_t k = room / len < n ? room / len : n;
+            if (op == OP_IOV) {
+                uint64_t j = 0;
+                while (j < k && iov_add(o, p + (intptr_t)j * it->stride, len))
+                    j++;
+                k = j;
+            } else if (k > 0) {
+                copy_runs(pack, s + done, (char *)p, it->stride, len, k);
+            }
+            done += k * len;
+            f->rep += k;
+            if (k < n && done < max) {
+                /* The limit falls inside this run (or the iovecs ran out). */
+                uintptr_t q = p + (intptr_t)k * it->stride;
+                size_t part = max - done < len ? max - done : len;
+                if (!move_bytes(op, s + done, q, part, o))
+                    break;
+                done += part;
+                f->rep++;
+                if (part < len) {
+                    c->run = q + part;
+                    c->run_left = len - part;
+                }
+            }
+            continue;
+        }
+
+        const struct uz_dl_node *cn = &nodes[it->child];
+        if (op != OP_IOV && cn->depth == 1 && cn->size <= max - done) {
+            /* Whole instances of a node of runs: no frame needed. */
+            uint64_t k = (max - done) / cn->size;
+            if (k > n)
+                k = n;
+            for (uint64_t i = 0; i < k; i++, p += it->stride, done += cn->size)
+                copy_flat_node(pack, s + done, p, cn, items, leaves);
+            f->rep += k;
+            continue;
+        }
+        f->rep++;
+        struct uz_dt_frame *nf = &c->stack[c->depth++];
+        nf->item = cn->item;
+        nf->end = cn->item + cn->nitems;
+        nf->base = p;
+        nf->rep = 0;
+    }
+    c->offset += done;
+    return done;
+}
+
+/* ------------------------------------------------------------- interface */
+
+void uz_dt_cursor_init(struct uz_dt_cursor *c, const void *buf, MPI_Count count,
+                       const uz_datatype *dt)
+{
+    c->layout = dt->layout;
+    c->buf = (uintptr_t)buf;
+    c->offset = 0;
+    c->total = (size_t)count * (size_t)dt->size;
+    c->run = 0;
+    c->run_left = 0;
+    c->top_stride = dt->extent;
+    c->top_count = (uint64_t)count;
+    c->depth = 1;
+    c->stack[0] = (struct uz_dt_frame){ .base = (uintptr_t)buf };
+}
+
+/* Descend from the top to the frame state of `offset` bytes in. */
+void uz_dt_cursor_seek(struct uz_dt_cursor *c, size_t offset)
+{
+    const struct uz_dt_layout *l = c->layout;
+    const struct uz_dl_node *nodes = uz_dl_nodes(l);
+    const struct uz_dl_item *items = uz_dl_items(l);
+    if (offset > c->total)
+        offset = c->total;
+    c->offset = offset;
+    c->run_left = 0;
+    c->depth = 1;
+    c->stack[0] = (struct uz_dt_frame){ .base = c->buf };
+    if (offset == c->total) {
+        c->stack[0].rep = c->top_count;
+        return;
+    }
+    const struct uz_dl_node *root = &nodes[l->root];
+    uint64_t e = offset / root->size;
+    uint64_t rem = offset % root->size;
+    c->stack[0].rep = e + 1;
+    uintptr_t base = c->buf + (intptr_t)e * c->top_stride;
+    const struct uz_dl_node *n = root;
+    for (;;) {
+        /* Find the item holding byte `rem` of this node (binary search on
+         * the packed offsets where items start). */
+        uint32_t lo = n->item, hi = n->item + n->nitems - 1;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo + 1) / 2;
+            if (items[mid].before <= rem)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        const struct uz_dl_item *it = &items[lo];
+        uint64_t csize = uz_dl_child_size(l, it->child);
+        uint64_t in = rem - it->before;
+        uint64_t k = in / csize, r = in % csize;
+        uintptr_t p = base + it->disp + (intptr_t)k * it->stride;
+        struct uz_dt_frame *f = &c->stack[c->depth++];
+        f->item = lo;
+        f->end = n->item + n->nitems;
+        f->base = base;
+        if (it->child & UZ_DL_LEAF) {
+            f->rep = k + (r > 0);
+            if (r > 0) {
+                c->run = p + r;
+                c->run_left = csize - r;
+            }
+            return;
+        }
+        if (r == 0) {
+            f->rep = k;
+            return;
+        }
+        f->rep = k + 1;
+        n = &nodes[it->child];
+        base = p;
+        rem = r;
+    }
+}
+
+size_t uz_dt_cursor_pack(struct uz_dt_cursor *c, void *dst, size_t max)
+{
+    return walk(c, OP_PACK, dst, max, NULL);
+}
+
+size_t uz_dt_cursor_unpack(struct uz_dt_cursor *c, const void *src, size_t len)
+{
+    return walk(c, OP_UNPACK, (char *)src, len, NULL);
+}
+
+int uz_dt_cursor_iov(struct uz_dt_cursor *c, struct iovec *iov, int max_iov, size_t max_bytes,
+                     size_t *bytes)
+{
+    struct iov_out o = { iov, 0, max_iov };
+    size_t n = max_iov > 0 ? walk(c, OP_IOV, NULL, max_bytes, &o) : 0;
+    if (bytes)
+        *bytes = n;
+    return o.n;
+}
+
+size_t uz_dt_cursor_remaining(const struct uz_dt_cursor *c)
+{
+    return c->total - c->offset;
+}
+
+size_t uz_dt_pack(const void *inbuf, MPI_Count count, const uz_datatype *dt, void *out)
+{
+    size_t total = (size_t)count * (size_t)dt->size;
+    if (uz_dt_is_contig(dt, count)) {
+        if (total)
+            memcpy(out, (const char *)inbuf + dt->true_lb, total);
+        return total;
+    }
+    struct uz_dt_cursor c;
+    uz_dt_cursor_init(&c, inbuf, count, dt);
+    return walk(&c, OP_PACK, out, total, NULL);
+}
+
+size_t uz_dt_unpack(void *outbuf, MPI_Count count, const uz_datatype *dt, const void *in,
+                    size_t len)
+{
+    size_t total = (size_t)count * (size_t)dt->size;
+    if (len > total)
+        len = total;
+    if (uz_dt_is_contig(dt, count)) {
+        if (len)
+            memcpy((char *)outbuf + dt->true_lb, in, len);
+        return len;
+    }
+    struct uz_dt_cursor c;
+    uz_dt_cursor_init(&c, outbuf, count, dt);
+    return walk(&c, OP_UNPACK, (char *)in, len, NULL);
+}

@@ -1,0 +1,34 @@
+/*
+ * path.h — sending one record to a peer by whichever transport reaches it.
+ */
+#ifndef UZ_PT2PT_PATH_H
+#define UZ_PT2PT_PATH_H
+
+#include "core/errors.h"
+#include "pt2pt/pt2pt.h"
+#include "transport/shm/shm.h"
+
+/* This process as its own peer: records are handed to the receive side at
+ * once (self.c). */
+int uz_self_send(const void *hdr, size_t hdr_len, const struct uz_payload *payload);
+
+/* The request layer's handler for every arriving record (recv.c). */
+void uz_pt2pt_on_record(int src_world, const void *msg, size_t len);
+
+/* 0 when written, -EAGAIN when the transport has no room now, else an MPI
+ * error code. */
+static inline int uz_path_send(const struct uz_peer *p, int world, const void *hdr, size_t hdr_len,
+                               const struct uz_payload *payload)
+{
+    switch (p->path) {
+    case UZ_PATH_SHM:
+        return uz_shm_send(p->local, hdr, hdr_len, payload);
+    case UZ_PATH_SELF:
+        return uz_self_send(hdr, hdr_len, payload);
+    default:
+        return uz_err_make(MPI_ERR_OTHER, "no transport reaches world rank %d "
+                           "(it is on another host and no network transport is available yet)", world);
+    }
+}
+
+#endif /* UZ_PT2PT_PATH_H */

@@ -1,0 +1,182 @@
+/*
+ * progress.c — the progress engine and how a rank waits.
+ *
+ * Progress polls every transport and retries queued records.  Waiting
+ * follows DESIGN.md: poll first (cheapest and fastest when every rank has
+ * its own core), then yield the core, then sleep on a futex in shared
+ * memory until a peer rings our doorbell.  With more ranks than cores,
+ * polling only burns the time slice the peer needs, so the polling phase
+ * is skipped there and yielding starts at once.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "core/params.h"
+#include "core/runtime.h"
+#include "pt2pt/lock.h"
+#include "pt2pt/path.h"
+#include "pt2pt/pt2pt.h"
+#include "pt2pt/send.h"
+#include "transport/shm/shm.h"
+
+pthread_mutex_t uz_big_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int uz_shm_active;              /* the shm transport is up (see pt2pt_init.c) */
+int shm_rx_pending(void);       /* shm_ring.c */
+
+static long spin_ns, yield_ns;
+enum { SLEEP_TIMEOUT_NS = 2000000 };    /* a safety net only: peers wake us */
+
+void uz_progress_configure(int oversubscribed)
+{
+    int spin_us = uz_config.wait_spin_us >= 0 ? uz_config.wait_spin_us : oversubscribed ? 0 : 50;
+    int yield_us = uz_config.wait_yield_us >= 0 ? uz_config.wait_yield_us : oversubscribed ? 200 : 2000;
+    spin_ns = 1000L * spin_us;
+    yield_ns = 1000L * yield_us;
+}
+
+/* --------------------------------------------------------- pollable requests */
+
+static uz_request **pollables;
+static int npollables, pollables_cap;
+
+void uz_progress_register(uz_request *req)
+{
+    if (npollables == pollables_cap) {
+        int cap = pollables_cap ? 2 * pollables_cap : 16;
+        uz_request **n = realloc(pollables, sizeof(*n) * cap);
+        if (!n)
+            abort();
+        pollables = n;
+        pollables_cap = cap;
+    }
+    pollables[npollables++] = req;
+}
+
+void uz_progress_unregister(uz_request *req)
+{
+    for (int i = 0; i < npollables; i++) {
+        if (pollables[i] == req) {
+            pollables[i] = pollables[--npollables];
+            return;
+        }
+    }
+}
+
+static int poll_requests(void)
+{
+    int work = 0;
+    /* A poll may complete and unregister its request, so walk backwards. */
+    for (int i = npollables - 1; i >= 0; i--) {
+        if (i >= npollables)
+            continue;
+        uz_request *r = pollables[i];
+        work += r->ops->poll(r);
+    }
+    return work;
+}
+
+/* ---------------------------------------------------------------- progress */
+
+int uz_progress(void)
+{
+    int work = 0;
+    if (UZ_LIKELY(uz_shm_active))
+        work += uz_shm_progress(uz_pt2pt_on_record);
+    if (UZ_UNLIKELY(uz_send_pending()))
+        work += uz_send_flush();
+    if (UZ_UNLIKELY(npollables))
+        work += poll_requests();
+    return work;
+}
+
+/* ----------------------------------------------------------------- waiting */
+
+static inline long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static int (*sleep_done)(void *);
+static void *sleep_arg;
+
+static int ready_to_run(void)
+{
+    return shm_rx_pending() || uz_shm_bulk_pending() || sleep_done(sleep_arg);
+}
+
+/* Sleeping is safe only when whatever we wait for will ring our doorbell:
+ * a peer's record or bulk step.  Records queued because a ring was full
+ * get no wake-up, and under MPI_THREAD_MULTIPLE another thread of ours may
+ * finish our request without ringing; both keep to yielding. */
+static int can_sleep(void)
+{
+    return uz_shm_active && !uz_send_pending() && !uz_rt.thread_multiple;
+}
+
+/* Polls between looks at the clock while idle: reading it costs about as
+ * much as a poll, and a few dozen polls take well under a microsecond. */
+enum { POLLS_PER_CLOCK = 64 };
+
+void uz_progress_wait(int (*done)(void *arg), void *arg)
+{
+    long idle_since = 0;
+    unsigned idle_polls = 0;
+    while (!done(arg)) {
+        if (uz_progress() || done(arg)) {
+            idle_since = 0;
+            idle_polls = 0;
+            continue;
+        }
+        if (UZ_UNLIKELY(uz_rt.thread_multiple)) {
+            uz_unlock();
+            cpu_relax();
+            uz_lock();
+        }
+        if (++idle_polls % POLLS_PER_CLOCK)
+            continue;
+        long now = now_ns();
+        if (!idle_since)
+            idle_since = now;
+        long idle = now - idle_since;
+        if (idle < spin_ns) {
+            /* Keep polling: on a core of our own this is the fastest way to
+             * see the next message (no pause: it only delays the look). */
+        } else if (idle < spin_ns + yield_ns || !can_sleep()) {
+            uz_unlock();
+            if (idle < spin_ns + yield_ns || !uz_rt.thread_multiple)
+                sched_yield();
+            else
+                nanosleep(&(struct timespec){ 0, 50000 }, NULL);
+            uz_lock();
+            idle_polls = POLLS_PER_CLOCK - 1;   /* look at the clock after each yield */
+        } else {
+            sleep_done = done;
+            sleep_arg = arg;
+            uz_shm_sleep(SLEEP_TIMEOUT_NS, ready_to_run);
+            idle_polls = POLLS_PER_CLOCK - 1;
+        }
+    }
+}
+
+static int request_done(void *arg)
+{
+    return uz_request_is_complete(arg);
+}
+
+void uz_request_wait(uz_request *req)
+{
+    uz_progress_wait(request_done, req);
+}

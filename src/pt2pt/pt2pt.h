@@ -1,0 +1,92 @@
+/*
+ * pt2pt.h — the request layer's interface to the MPI core, collectives and
+ * one-sided operations: start sends and receives on an explicit context,
+ * wait for requests, drive progress.
+ *
+ * The MPI procedures (MPI_Send, MPI_Irecv, ...) are thin wrappers over
+ * these; collectives call them with the communicator's collective context
+ * (context_id + 1) so their traffic never matches user receives.
+ */
+#ifndef UZ_PT2PT_PT2PT_H
+#define UZ_PT2PT_PT2PT_H
+
+#include <stddef.h>
+
+#include "pt2pt/request.h"
+#include "transport/transport.h"
+
+/* How a world rank is reached. */
+enum uz_path {
+    UZ_PATH_NONE,       /* no transport (yet) */
+    UZ_PATH_SELF,       /* this process */
+    UZ_PATH_SHM,        /* another process on this host */
+};
+
+struct uz_peer {
+    uint8_t path;
+    int local;                          /* index on this host (shm) */
+    size_t eager_single;                /* payload of one eager record */
+    size_t max_record;                  /* header + payload of one record */
+    int has_bulk;
+    /* Records waiting to go out, in order (sends and control records). */
+    uz_request *sendq_head, *sendq_tail;
+    int in_flush_list;
+    /* An eager message whose pieces are still arriving from this peer:
+     * either straight into a matched receive or into an unexpected entry. */
+    uz_request *rx_req;
+    struct uz_unexpected *rx_unexp;
+    size_t rx_discard;                  /* bytes to drop (truncated receive) */
+};
+
+extern struct uz_peer *uz_peers;        /* indexed by world rank */
+
+int uz_pt2pt_init(void);
+int uz_pt2pt_finalize(void);
+
+/* Start a send of (buf, count, datatype) to rank `dest` of comm on context
+ * `context_id`.  When `out` is NULL the call blocks until the send is
+ * complete (MPI_Send); otherwise *out receives a request. */
+int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
+                  uz_comm *comm, uint32_t context_id, enum uz_send_mode mode, uz_request **out);
+
+/* Start a receive.  When `out` is NULL the call blocks and fills `status`
+ * (which may be MPI_STATUS_IGNORE); the return value is then the error of
+ * the receive (MPI_ERR_TRUNCATE included). */
+int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                  uz_comm *comm, uint32_t context_id, MPI_Status *status, uz_request **out);
+
+/* Receive a message taken off the queues by MPI_Mprobe/MPI_Improbe. */
+int uz_pt2pt_mrecv(void *buf, MPI_Count count, uz_datatype *dt, struct uz_unexpected *msg,
+                   uz_comm *comm, MPI_Status *status, uz_request **out);
+
+/* Look for a matching message without receiving it.  When `take` is set
+ * the message is removed from the queues and returned in *msg. */
+int uz_pt2pt_probe(int source, int tag, uz_comm *comm, uint32_t context_id, int blocking,
+                   int *flag, MPI_Status *status, int take, struct uz_unexpected **msg);
+
+/* Cancel a pending send or receive; MPI error code. */
+int uz_pt2pt_cancel(uz_request *req);
+
+/* Drive every transport once; returns the number of events handled. */
+int uz_progress(void);
+
+/* Wait until done(arg) is true, progressing and, when nothing happens for
+ * a while, yielding the core and then sleeping until a peer wakes us. */
+void uz_progress_wait(int (*done)(void *arg), void *arg);
+
+/* Wait for one request to complete (does not free it). */
+void uz_request_wait(uz_request *req);
+
+/* Requests other than point-to-point that need polling (collective
+ * schedules): registered while incomplete. */
+void uz_progress_register(uz_request *req);
+void uz_progress_unregister(uz_request *req);
+
+/* Fill `status` from a completed request (MPI_STATUS_IGNORE allowed). */
+static inline void uz_request_copy_status(const uz_request *req, MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE)
+        *status = req->status;
+}
+
+#endif /* UZ_PT2PT_PT2PT_H */

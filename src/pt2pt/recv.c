@@ -1,0 +1,589 @@
+/*
+ * recv.c — the receiving side of the request layer: matching arriving
+ * records with posted receives, queueing the unexpected ones, and moving
+ * data into the user's buffer.
+ *
+ * Copy reduction (YAMPII §2.3.3): an eager message that arrives in pieces
+ * and finds no receive is buffered; if its receive is posted while pieces
+ * are still arriving, what has arrived is copied over and the remaining
+ * pieces go straight into the user's buffer.
+ *
+ * Records come from processes of the same job, but each is still checked
+ * (kind, lengths, cookies): a record that does not make sense is dropped
+ * and counted, never followed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/errors.h"
+#include "core/params.h"
+#include "core/runtime.h"
+#include "datatype/dt_engine.h"
+#include "pt2pt/cookie.h"
+#include "pt2pt/match.h"
+#include "pt2pt/path.h"
+#include "pt2pt/protocol.h"
+#include "pt2pt/recv.h"
+#include "pt2pt/send.h"
+#include "pt2pt/stats.h"
+#include "pt2pt/status.h"
+
+enum { HDR = sizeof(struct uz_msg_hdr) };
+
+struct uz_pt2pt_stats uz_pt2pt_stats;
+
+unsigned long uz_recv_dropped_records(void)
+{
+    return uz_pt2pt_stats.dropped;
+}
+
+static void drop(int src_world, const char *why)
+{
+    if (uz_pt2pt_stats.dropped++ == 0 && uz_config.verbose)
+        fprintf(stderr, "Uzura rank %d: dropped a malformed record from rank %d (%s)\n",
+                uz_rt.world_rank, src_world, why);
+}
+
+/* ------------------------------------------------------ moving the data */
+
+/* Store message bytes [offset, offset+len) into the receive buffer,
+ * dropping what lies beyond its capacity. */
+static void recv_put(uz_request *r, size_t offset, const void *src, size_t len)
+{
+    if (offset >= r->expected)
+        return;
+    if (len > r->expected - offset)
+        len = r->expected - offset;
+    if (len == 0)
+        return;
+    if (r->contig) {
+        memcpy(r->contig + offset, src, len);
+    } else {
+        uz_dt_cursor_seek(r->cursor, offset);
+        uz_dt_cursor_unpack(r->cursor, src, len);
+    }
+}
+
+static void recv_finish(uz_request *r, int error)
+{
+    r->status.MPI_SOURCE = r->msg_src;
+    r->status.MPI_TAG = r->msg_tag;
+    uz_status_set_bytes(&r->status, (MPI_Count)r->expected);
+    uz_status_set_cancelled(&r->status, 0);
+    if (!error && r->msg_size > r->bytes)
+        error = uz_err_make(MPI_ERR_TRUNCATE, "message of %zu bytes from rank %d (tag %d) is longer "
+                            "than the receive buffer of %zu bytes", r->msg_size, r->msg_src,
+                            r->msg_tag, r->bytes);
+    r->status.MPI_ERROR = error;
+    uz_request_complete(r);
+}
+
+/* The receive `r` takes a message of `size` bytes. */
+static void recv_bind(uz_request *r, int src, int tag, size_t size, int src_world)
+{
+    r->msg_src = src;
+    r->msg_tag = tag;
+    r->msg_size = size;
+    r->expected = size < r->bytes ? size : r->bytes;
+    r->peer_world = src_world;
+    r->received = 0;
+}
+
+static void send_ack(int src_world, const struct uz_msg_hdr *orig, uint64_t cookie)
+{
+    unsigned char rec[HDR + sizeof(struct uz_ext_cookie)];
+    struct uz_msg_hdr *h = (struct uz_msg_hdr *)rec;
+    *h = *orig;
+    h->kind = UZ_MSG_ACK;
+    h->flags = 0;
+    struct uz_ext_cookie ext = { cookie };
+    memcpy(rec + HDR, &ext, sizeof(ext));
+    uz_send_control(src_world, rec, sizeof(rec));
+}
+
+/* ------------------------------------------------------------ rendezvous */
+
+static int recv_runs(uz_request *r, struct iovec **out, int *nout)
+{
+    if (r->contig) {
+        r->bulk_iov_one.iov_base = r->contig;
+        r->bulk_iov_one.iov_len = r->expected;
+        *out = &r->bulk_iov_one;
+        *nout = 1;
+        return 0;
+    }
+    int cap = 16, n = 0;
+    size_t left = r->expected;
+    struct iovec *v = malloc(sizeof(*v) * cap);
+    if (!v)
+        return -1;
+    uz_dt_cursor_seek(r->cursor, 0);
+    while (left) {
+        if (n == cap) {
+            struct iovec *nv = realloc(v, sizeof(*v) * cap * 2);
+            if (!nv) {
+                free(v);
+                return -1;
+            }
+            v = nv;
+            cap *= 2;
+        }
+        size_t got;
+        int k = uz_dt_cursor_iov(r->cursor, v + n, cap - n, left, &got);
+        if (k == 0)
+            break;
+        n += k;
+        left -= got;
+    }
+    *out = v;
+    *nout = n;
+    return 0;
+}
+
+static void start_rendezvous(uz_request *r, const struct uz_msg_hdr *h, const struct uz_ext_rts *rts,
+                             int src_world)
+{
+    struct uz_peer *p = &uz_peers[src_world];
+    if (rts->has_bulk && p->path == UZ_PATH_SHM && uz_shm_bulk_available()) {
+        struct iovec *iov;
+        int n;
+        if (recv_runs(r, &iov, &n) == 0) {
+            r->bulk_iov = iov;
+            r->bulk_niov = n;
+            if (uz_shm_bulk_pull(p->local, &rts->bulk, iov, n, r->expected, r) == MPI_SUCCESS) {
+                uz_pt2pt_stats.bulk_pulls++;
+                return;
+            }
+        }
+        /* Could not pull: ask for the data instead. */
+    }
+    r->cookie = uz_cookie_issue(r);
+    uz_pt2pt_stats.cts_sent++;
+    unsigned char rec[HDR + sizeof(struct uz_ext_cts)];
+    struct uz_msg_hdr *c = (struct uz_msg_hdr *)rec;
+    *c = *h;
+    c->kind = UZ_MSG_CTS;
+    c->flags = 0;
+    struct uz_ext_cts ext = { rts->cookie, r->cookie, r->expected };
+    memcpy(rec + HDR, &ext, sizeof(ext));
+    int err = uz_send_control(src_world, rec, sizeof(rec));
+    if (err)
+        recv_finish(r, err);
+    else if (r->expected == 0)
+        recv_finish(r, MPI_SUCCESS);
+}
+
+void uz_recv_on_bulk_done(void *owner, int error)
+{
+    uz_request *r = owner;
+    r->received = r->expected;
+    recv_finish(r, error ? uz_err_make(MPI_ERR_OTHER, "copying a large message from rank %d failed: %s",
+                                       r->msg_src, strerror(error)) : MPI_SUCCESS);
+}
+
+/* ------------------------------------------------------------ eager data */
+
+/* A matched receive takes the first (or only) piece of an eager message. */
+static void eager_to_request(uz_request *r, const struct uz_msg_hdr *h, int src_world,
+                             const unsigned char *data, size_t piece, size_t size, uint64_t sync_cookie)
+{
+    recv_bind(r, h->src, h->tag, size, src_world);
+    recv_put(r, 0, data, piece);
+    r->received = piece;
+    if (sync_cookie)
+        send_ack(src_world, h, sync_cookie);
+    if (piece == size)
+        recv_finish(r, MPI_SUCCESS);
+    else
+        uz_peers[src_world].rx_req = r;
+}
+
+static void eager_to_unexpected(const struct uz_msg_hdr *h, int src_world, const unsigned char *data,
+                                size_t piece, size_t size, uint64_t cookie)
+{
+    struct uz_unexpected *u = uz_unexpected_new(size);
+    if (!u) {
+        fprintf(stderr, "Uzura rank %d: out of memory buffering a %zu-byte message from rank %d\n",
+                uz_rt.world_rank, size, src_world);
+        uz_runtime_abort(1, "out of memory for unexpected messages");
+    }
+    u->context_id = h->context_id;
+    u->src = h->src;
+    u->tag = h->tag;
+    u->src_world = src_world;
+    u->kind = UZ_MSG_EAGER;
+    u->flags = h->flags & UZ_MSG_SYNC;
+    u->size = size;
+    u->arrived = piece;
+    u->cookie = cookie;
+    memcpy(u->data, data, piece);
+    uz_unexpected_enqueue(u);
+    uz_pt2pt_stats.unexpected++;
+    if (piece < size)
+        uz_peers[src_world].rx_unexp = u;
+}
+
+static void on_eager(int src_world, const struct uz_msg_hdr *h, const unsigned char *body, size_t len)
+{
+    uint64_t cookie = 0;
+    if (h->flags & UZ_MSG_SYNC_EXT) {
+        if (len < sizeof(struct uz_ext_cookie))
+            { drop(src_world, "short synchronous eager record"); return; }
+        struct uz_ext_cookie ext;
+        memcpy(&ext, body, sizeof(ext));
+        cookie = ext.cookie;
+        body += sizeof(ext);
+        len -= sizeof(ext);
+    }
+    uz_request *r = uz_posted_match(h->context_id, h->src, h->tag);
+    if (r)
+        eager_to_request(r, h, src_world, body, len, len, (h->flags & UZ_MSG_SYNC) ? cookie : 0);
+    else
+        eager_to_unexpected(h, src_world, body, len, len, cookie);
+}
+
+static void on_eager_first(int src_world, const struct uz_msg_hdr *h, const unsigned char *body, size_t len)
+{
+    struct uz_ext_eager ext;
+    if (len < sizeof(ext))
+        { drop(src_world, "short eager header"); return; }
+    memcpy(&ext, body, sizeof(ext));
+    body += sizeof(ext);
+    len -= sizeof(ext);
+    struct uz_peer *p = &uz_peers[src_world];
+    if (ext.size < len || p->rx_req || p->rx_unexp)
+        { drop(src_world, "inconsistent eager message"); return; }
+    uz_request *r = uz_posted_match(h->context_id, h->src, h->tag);
+    uint64_t ack = (h->flags & UZ_MSG_SYNC) ? ext.cookie : 0;
+    if (r)
+        eager_to_request(r, h, src_world, body, len, ext.size, ack);
+    else
+        eager_to_unexpected(h, src_world, body, len, ext.size, ext.cookie);
+}
+
+static void on_eager_more(int src_world, const unsigned char *body, size_t len)
+{
+    struct uz_peer *p = &uz_peers[src_world];
+    if (p->rx_req) {
+        uz_request *r = p->rx_req;
+        if (r->received + len > r->msg_size)
+            { drop(src_world, "eager piece beyond the message"); return; }
+        recv_put(r, r->received, body, len);
+        r->received += len;
+        if (r->received == r->msg_size) {
+            p->rx_req = NULL;
+            recv_finish(r, MPI_SUCCESS);
+        }
+        return;
+    }
+    struct uz_unexpected *u = p->rx_unexp;
+    if (!u || u->arrived + len > u->size)
+        { drop(src_world, "eager piece with no message"); return; }
+    if (u->claimed) {
+        uz_request *r = u->claimed;
+        recv_put(r, u->arrived, body, len);     /* straight to the user's buffer */
+        r->received = u->arrived + len;
+    } else {
+        memcpy(u->data + u->arrived, body, len);
+    }
+    u->arrived += len;
+    if (u->arrived < u->size)
+        return;
+    p->rx_unexp = NULL;
+    if (u->claimed) {
+        uz_request *r = u->claimed;
+        uz_unexpected_free(u);
+        uz_pt2pt_stats.copy_reduced++;
+        recv_finish(r, MPI_SUCCESS);
+    }
+}
+
+/* --------------------------------------------------- taking a queued message */
+
+void uz_recv_take(uz_request *r, struct uz_unexpected *u)
+{
+    recv_bind(r, u->src, u->tag, u->size, u->src_world);
+    if (u->kind == UZ_MSG_RTS) {
+        struct uz_msg_hdr h = { UZ_MSG_RTS, 0, 0, u->tag, u->context_id, u->src };
+        struct uz_ext_rts rts = { .size = u->size, .cookie = u->cookie, .has_bulk = u->has_bulk,
+                                  .bulk = u->bulk };
+        uz_unexpected_free(u);
+        start_rendezvous(r, &h, &rts, r->peer_world);
+        return;
+    }
+    recv_put(r, 0, u->data, u->arrived);
+    r->received = u->arrived;
+    if (u->flags & UZ_MSG_SYNC) {
+        struct uz_msg_hdr h = { UZ_MSG_ACK, 0, 0, u->tag, u->context_id, u->src };
+        send_ack(u->src_world, &h, u->cookie);
+    }
+    if (u->arrived == u->size) {
+        uz_unexpected_free(u);
+        recv_finish(r, MPI_SUCCESS);
+    } else {
+        u->claimed = r;         /* the remaining pieces land in r's buffer */
+    }
+}
+
+/* ---------------------------------------------------------------- records */
+
+static void on_rts(int src_world, const struct uz_msg_hdr *h, const unsigned char *body, size_t len)
+{
+    struct uz_ext_rts rts;
+    if (len != sizeof(rts))
+        { drop(src_world, "bad rendezvous request"); return; }
+    memcpy(&rts, body, sizeof(rts));
+    uz_request *r = uz_posted_match(h->context_id, h->src, h->tag);
+    if (r) {
+        recv_bind(r, h->src, h->tag, rts.size, src_world);
+        start_rendezvous(r, h, &rts, src_world);
+        return;
+    }
+    struct uz_unexpected *u = uz_unexpected_new(0);
+    if (!u)
+        uz_runtime_abort(1, "out of memory for unexpected messages");
+    u->context_id = h->context_id;
+    u->src = h->src;
+    u->tag = h->tag;
+    u->src_world = src_world;
+    u->kind = UZ_MSG_RTS;
+    u->flags = h->flags & UZ_MSG_SYNC;
+    u->size = rts.size;
+    u->cookie = rts.cookie;
+    u->has_bulk = (uint8_t)rts.has_bulk;
+    u->bulk = rts.bulk;
+    uz_unexpected_enqueue(u);
+    uz_pt2pt_stats.unexpected++;
+}
+
+static void on_data(int src_world, const unsigned char *body, size_t len)
+{
+    struct uz_ext_data ext;
+    if (len < sizeof(ext))
+        { drop(src_world, "short data record"); return; }
+    memcpy(&ext, body, sizeof(ext));
+    uz_request *r = uz_cookie_lookup(ext.recv_cookie);
+    len -= sizeof(ext);
+    if (!r || r->kind != UZ_REQ_RECV || r->peer_world != src_world || ext.offset + len > r->expected)
+        { drop(src_world, "data for no receive"); return; }
+    recv_put(r, ext.offset, body + sizeof(ext), len);
+    r->received += len;
+    if (r->received >= r->expected)
+        recv_finish(r, MPI_SUCCESS);
+}
+
+static void on_cancel(int src_world, const struct uz_msg_hdr *h, const unsigned char *body, size_t len)
+{
+    struct uz_ext_cookie ext;
+    if (len != sizeof(ext))
+        { drop(src_world, "bad cancel record"); return; }
+    memcpy(&ext, body, sizeof(ext));
+    struct uz_unexpected *u = uz_unexpected_find_cookie(h->context_id, h->src, ext.cookie);
+    int cancelled = 0;
+    if (u && u->src_world == src_world && !u->claimed && (u->kind == UZ_MSG_RTS || u->arrived == u->size)) {
+        uz_unexpected_dequeue(u);
+        uz_unexpected_free(u);
+        cancelled = 1;
+    }
+    unsigned char rec[HDR + sizeof(struct uz_ext_cancel_reply)];
+    struct uz_msg_hdr *c = (struct uz_msg_hdr *)rec;
+    *c = *h;
+    c->kind = UZ_MSG_CANCEL_REPLY;
+    struct uz_ext_cancel_reply reply = { ext.cookie, (uint32_t)cancelled };
+    memcpy(rec + HDR, &reply, sizeof(reply));
+    uz_send_control(src_world, rec, sizeof(rec));
+}
+
+void uz_pt2pt_on_record(int src_world, const void *msg, size_t len)
+{
+    struct uz_msg_hdr h;
+    if (UZ_UNLIKELY(len < HDR))
+        { drop(src_world, "record shorter than a header"); return; }
+    memcpy(&h, msg, HDR);
+    const unsigned char *body = (const unsigned char *)msg + HDR;
+    len -= HDR;
+    switch (h.kind) {
+    case UZ_MSG_EAGER:
+        on_eager(src_world, &h, body, len);
+        return;
+    case UZ_MSG_EAGER_FIRST:
+        on_eager_first(src_world, &h, body, len);
+        return;
+    case UZ_MSG_EAGER_MORE:
+        on_eager_more(src_world, body, len);
+        return;
+    case UZ_MSG_RTS:
+        on_rts(src_world, &h, body, len);
+        return;
+    case UZ_MSG_DATA:
+        on_data(src_world, body, len);
+        return;
+    case UZ_MSG_CANCEL:
+        on_cancel(src_world, &h, body, len);
+        return;
+    case UZ_MSG_ACK:
+    case UZ_MSG_CTS:
+    case UZ_MSG_CANCEL_REPLY:
+        break;
+    default:
+        { drop(src_world, "unknown record kind"); return; }
+    }
+    if (h.kind == UZ_MSG_ACK && len == sizeof(struct uz_ext_cookie)) {
+        struct uz_ext_cookie ext;
+        memcpy(&ext, body, sizeof(ext));
+        uz_send_on_ack(ext.cookie);
+    } else if (h.kind == UZ_MSG_CTS && len == sizeof(struct uz_ext_cts)) {
+        struct uz_ext_cts ext;
+        memcpy(&ext, body, sizeof(ext));
+        uz_send_on_cts(ext.send_cookie, ext.recv_cookie, ext.bytes);
+    } else if (h.kind == UZ_MSG_CANCEL_REPLY && len == sizeof(struct uz_ext_cancel_reply)) {
+        struct uz_ext_cancel_reply ext;
+        memcpy(&ext, body, sizeof(ext));
+        uz_send_on_cancel_reply(ext.cookie, (int)ext.cancelled);
+    } else {
+        drop(src_world, "bad control record");
+    }
+}
+
+/* -------------------------------------------------------- posting receives */
+
+static uz_request *proc_null_request(void)
+{
+    uz_request *r = uz_request_new(UZ_REQ_RECV);
+    if (!r)
+        return NULL;
+    uz_status_set_empty(&r->status);
+    r->status.MPI_SOURCE = MPI_PROC_NULL;
+    atomic_store_explicit(&r->complete, 1, memory_order_relaxed);
+    return r;
+}
+
+/* Fill in a receive request (its memory already initialised). */
+static int setup_recv(uz_request *r, void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                      uz_comm *comm, uint32_t context_id)
+{
+    r->comm = comm;
+    r->context_id = context_id;
+    r->peer = source;
+    r->tag = tag;
+    return uz_request_set_buffer(r, buf, count, dt);
+}
+
+static uz_request *new_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                            uz_comm *comm, uint32_t context_id, int *err)
+{
+    uz_request *r = uz_request_new(UZ_REQ_RECV);
+    if (!r) {
+        *err = uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
+        return NULL;
+    }
+    uz_comm_retain(comm);
+    *err = setup_recv(r, buf, count, dt, source, tag, comm, context_id);
+    if (*err) {
+        uz_request_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+static int finish_blocking(uz_request *r, MPI_Status *status)
+{
+    uz_request_wait(r);
+    int err = r->status.MPI_ERROR;
+    if (status != MPI_STATUS_IGNORE)
+        *status = r->status;
+    uz_request_release(r);
+    return err;
+}
+
+/* Match a receive against the queued messages, or queue it. */
+static void post_recv(uz_request *r)
+{
+    struct uz_unexpected *u = uz_unexpected_find(r->context_id, r->peer, r->tag);
+    if (u) {
+        uz_unexpected_dequeue(u);
+        uz_recv_take(r, u);
+    } else {
+        uz_posted_enqueue(r);
+    }
+}
+
+/* A blocking receive keeps its request on the stack: the caller's frame
+ * outlives it and nobody else ever holds it. */
+static int recv_blocking(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag, uz_comm *comm,
+                         uint32_t context_id, MPI_Status *status)
+{
+    uz_request r;
+    uz_request_init_on_stack(&r, UZ_REQ_RECV);
+    int err = setup_recv(&r, buf, count, dt, source, tag, comm, context_id);
+    if (!err) {
+        post_recv(&r);
+        uz_request_wait(&r);
+        err = r.status.MPI_ERROR;
+        if (status != MPI_STATUS_IGNORE)
+            *status = r.status;
+    }
+    uz_request_cleanup_on_stack(&r);
+    return err;
+}
+
+int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag, uz_comm *comm,
+                  uint32_t context_id, MPI_Status *status, uz_request **out)
+{
+    if (UZ_UNLIKELY(source == MPI_PROC_NULL)) {
+        if (out) {
+            if (!(*out = proc_null_request()))
+                return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
+        } else if (status != MPI_STATUS_IGNORE) {
+            uz_status_set_empty(status);
+            status->MPI_SOURCE = MPI_PROC_NULL;
+        }
+        return MPI_SUCCESS;
+    }
+    if (!out)
+        return recv_blocking(buf, count, dt, source, tag, comm, context_id, status);
+    int err;
+    uz_request *r = new_recv(buf, count, dt, source, tag, comm, context_id, &err);
+    if (!r)
+        return err;
+    post_recv(r);
+    *out = r;
+    return MPI_SUCCESS;
+}
+
+int uz_pt2pt_mrecv(void *buf, MPI_Count count, uz_datatype *dt, struct uz_unexpected *msg, uz_comm *comm,
+                   MPI_Status *status, uz_request **out)
+{
+    int err;
+    uz_request *r = new_recv(buf, count, dt, msg->src, msg->tag, comm, msg->context_id, &err);
+    if (!r)
+        return err;
+    uz_recv_take(r, msg);
+    if (out) {
+        *out = r;
+        return MPI_SUCCESS;
+    }
+    return finish_blocking(r, status);
+}
+
+int uz_recv_cancel(uz_request *r)
+{
+    if (uz_request_is_complete(r) || !uz_posted_remove(r))
+        return MPI_SUCCESS;
+    uz_status_set_empty(&r->status);
+    r->status.MPI_SOURCE = r->peer;
+    r->status.MPI_TAG = r->tag;
+    uz_status_set_cancelled(&r->status, 1);
+    uz_request_complete(r);
+    return MPI_SUCCESS;
+}
+
+void uz_pt2pt_stats_print(void)
+{
+    const struct uz_pt2pt_stats *s = &uz_pt2pt_stats;
+    fprintf(stderr, "Uzura rank %d: eager %lu, rendezvous %lu (one-copy pulls %lu, through the ring %lu), "
+            "unexpected %lu, copy-reduced %lu, dropped records %lu\n", uz_rt.world_rank, s->eager_sent,
+            s->rendezvous_sent, s->bulk_pulls, s->cts_sent, s->unexpected, s->copy_reduced, s->dropped);
+}

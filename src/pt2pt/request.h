@@ -1,0 +1,160 @@
+/*
+ * request.h — request objects: one per nonblocking operation, and for
+ * blocking ones that cannot finish at once.
+ *
+ * The request layer keeps point-to-point state here (which protocol phase a
+ * send is in, how many bytes a receive has); other layers (collectives,
+ * generalized requests, persistent operations) attach behaviour through the
+ * `ops` table, so that MPI_Wait and friends treat every request alike.
+ */
+#ifndef UZ_PT2PT_REQUEST_H
+#define UZ_PT2PT_REQUEST_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "core/comm.h"
+#include "core/object.h"
+#include "datatype/datatype.h"
+#include "transport/transport.h"
+
+struct uz_unexpected;
+struct uz_dt_cursor;
+
+enum uz_request_kind {
+    UZ_REQ_SEND,
+    UZ_REQ_RECV,
+    UZ_REQ_PERSISTENT,      /* an inactive or started MPI_*_init request */
+    UZ_REQ_OTHER,           /* collectives, generalized requests: see ops */
+};
+
+enum uz_send_mode {
+    UZ_SEND_STANDARD,
+    UZ_SEND_SYNC,
+    UZ_SEND_READY,
+    UZ_SEND_BUFFERED,
+};
+
+/* Send progress phases. */
+enum uz_send_phase {
+    UZ_SEND_QUEUED,         /* waiting behind earlier records to this peer */
+    UZ_SEND_EAGER,          /* injecting eager pieces */
+    UZ_SEND_WAIT_ACK,       /* all out; synchronous send waits to be matched */
+    UZ_SEND_RTS,            /* rendezvous request not sent yet */
+    UZ_SEND_WAIT_CTS,       /* waiting for the receiver (or its bulk pull) */
+    UZ_SEND_DATA,           /* streaming DATA after CTS */
+    UZ_SEND_CONTROL,        /* an internal control record waiting to go out */
+    UZ_SEND_DONE,
+};
+
+struct MPI_ABI_Request;
+
+/* Behaviour of non-point-to-point requests. */
+struct uz_request_ops {
+    /* Make progress; called from the progress engine while incomplete. */
+    int (*poll)(struct MPI_ABI_Request *req);
+    /* MPI_Cancel; returns an MPI error code. */
+    int (*cancel)(struct MPI_ABI_Request *req);
+    /* Release resources when the request object dies. */
+    void (*destroy)(struct MPI_ABI_Request *req);
+    /* Persistent: start another round (MPI_Start). */
+    int (*start)(struct MPI_ABI_Request *req);
+};
+
+typedef struct MPI_ABI_Request {
+    struct uz_object obj;
+    uint8_t kind;               /* enum uz_request_kind */
+    uint8_t send_mode;          /* enum uz_send_mode */
+    uint8_t phase;              /* enum uz_send_phase */
+    uint8_t user_freed;         /* MPI_Request_free on an active request */
+    atomic_int complete;
+    int active;                 /* persistent: started and not yet completed */
+    MPI_Status status;          /* valid once complete */
+
+    uz_comm *comm;              /* retained while the request lives */
+    uint32_t context_id;
+    int peer;                   /* dest or source rank in comm (may be a wildcard) */
+    int tag;
+    int peer_world;             /* world rank of peer (sends; matched receives) */
+
+    /* The user's buffer. */
+    void *buf;
+    MPI_Count count;
+    uz_datatype *datatype;      /* retained */
+    size_t bytes;               /* send: message size; receive: capacity */
+    unsigned char *contig;      /* start of the bytes when contiguous, else NULL */
+    struct uz_dt_cursor *cursor;/* non-contiguous: position in the layout */
+
+    uint64_t cookie;            /* names this request to peers (0: none) */
+    uint64_t post_seq;          /* receives: order of posting, for wildcard matching */
+
+    /* Send state. */
+    size_t sent;                /* payload bytes injected */
+    size_t send_limit;          /* bytes the receiver takes (rendezvous) */
+    uint64_t peer_cookie;       /* receiver's request, for DATA */
+    struct uz_bulk_desc bulk;
+    struct iovec *bulk_iov;     /* our runs for a bulk transfer */
+    int bulk_niov;
+    struct iovec bulk_iov_one;
+    uint8_t bulk_offered;       /* a bulk transfer is offered for this send */
+    uint8_t acked;              /* synchronous send: the receiver matched it */
+    uint8_t cancel_sent;        /* MPI_Cancel asked the receiver */
+
+    /* Receive state. */
+    size_t received;            /* payload bytes in place */
+    size_t expected;            /* bytes that will arrive (message size, capped) */
+    int msg_src;                /* matched message: source rank and tag */
+    int msg_tag;
+    size_t msg_size;            /* bytes the sender sent */
+
+    /* Queue links: posted receives, a peer's send queue. */
+    struct MPI_ABI_Request *next;
+    struct MPI_ABI_Request *prev;
+
+    /* Persistent requests: the operation to start, and the one running. */
+    struct MPI_ABI_Request *child;
+
+    /* Called once, when the request completes (before user visibility of
+     * completion), by layers built on point-to-point. */
+    void (*on_complete)(struct MPI_ABI_Request *req);
+    void *hook_arg;
+
+    const struct uz_request_ops *ops;
+    void *ops_state;
+} uz_request;
+
+uz_request *uz_request_get(MPI_Request h);
+
+static inline MPI_Request uz_request_handle(uz_request *r)
+{
+    return (MPI_Request)r;
+}
+
+/* A new request of `kind` with one reference (the caller's). */
+uz_request *uz_request_new(enum uz_request_kind kind);
+
+/* A request that lives in a blocking call's stack frame: it is never seen
+ * by the user and is complete before the frame goes, so it needs no
+ * reference counting, only cleanup of what it holds. */
+void uz_request_init_on_stack(uz_request *req, enum uz_request_kind kind);
+void uz_request_cleanup_on_stack(uz_request *req);
+
+/* Drop a reference; the request is destroyed at the last one. */
+void uz_request_release(uz_request *req);
+void uz_request_retain(uz_request *req);
+
+/* Mark complete (status already filled); runs the completion hook, and
+ * destroys the request if the user already freed it. */
+void uz_request_complete(uz_request *req);
+
+static inline int uz_request_is_complete(const uz_request *req)
+{
+    return atomic_load_explicit(&req->complete, memory_order_acquire);
+}
+
+/* Requests currently alive (for leak checks in tests). */
+long uz_request_live_count(void);
+
+#endif /* UZ_PT2PT_REQUEST_H */

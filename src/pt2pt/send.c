@@ -1,0 +1,575 @@
+/*
+ * send.c — the sending side of the request layer: choosing eager or
+ * rendezvous, injecting records in order per peer, and reacting to the
+ * receiver's answers (ACK, CTS, bulk completion, cancel replies).
+ *
+ * Every record to a peer leaves in the order it was started: while a
+ * peer's send queue is not empty, new records queue behind it.  This keeps
+ * MPI's non-overtaking rule and lets the pieces of one eager message follow
+ * each other with nothing in between, which the receiver relies on.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/errors.h"
+#include "core/params.h"
+#include "datatype/dt_engine.h"
+#include "pt2pt/cookie.h"
+#include "pt2pt/lock.h"
+#include "pt2pt/path.h"
+#include "pt2pt/protocol.h"
+#include "pt2pt/send.h"
+#include "pt2pt/stats.h"
+#include "pt2pt/status.h"
+
+enum { HDR = sizeof(struct uz_msg_hdr) };
+
+static inline void fill_hdr(struct uz_msg_hdr *h, uint8_t kind, uint8_t flags, int tag,
+                            uint32_t context_id, int src)
+{
+    h->kind = kind;
+    h->flags = flags;
+    h->reserved = 0;
+    h->tag = tag;
+    h->context_id = context_id;
+    h->src = src;
+}
+
+static void pack_from_cursor(void *cursor, void *dst, size_t len)
+{
+    uz_dt_cursor_pack(cursor, dst, len);
+}
+
+/* Payload of `len` bytes at stream offset `offset` of the request's data
+ * (the cursor is kept at `offset` by sending pieces in order). */
+static inline void payload_of(uz_request *r, size_t offset, size_t len, struct uz_payload *pl)
+{
+    pl->len = len;
+    if (r->contig) {
+        pl->contig = r->contig + offset;
+        pl->pack = NULL;
+    } else {
+        pl->contig = NULL;
+        pl->pack = pack_from_cursor;
+        pl->pack_ctx = r->cursor;
+    }
+}
+
+/* ------------------------------------------------------------ send queue */
+
+static int *flush_list;         /* world ranks whose queues are not empty */
+int uz_send_flush_count;        /* its length (read inline by progress) */
+static int flush_cap;
+
+static void flush_list_add(int world)
+{
+    struct uz_peer *p = &uz_peers[world];
+    if (p->in_flush_list)
+        return;
+    if (uz_send_flush_count == flush_cap) {
+        int cap = flush_cap ? 2 * flush_cap : 16;
+        int *n = realloc(flush_list, sizeof(int) * cap);
+        if (!n)
+            abort();
+        flush_list = n;
+        flush_cap = cap;
+    }
+    flush_list[uz_send_flush_count++] = world;
+    p->in_flush_list = 1;
+}
+
+static void sendq_push(struct uz_peer *p, uz_request *r)
+{
+    r->next = NULL;
+    if (p->sendq_tail)
+        p->sendq_tail->next = r;
+    else
+        p->sendq_head = r;
+    p->sendq_tail = r;
+}
+
+static void sendq_pop(struct uz_peer *p)
+{
+    uz_request *r = p->sendq_head;
+    p->sendq_head = r->next;
+    if (!p->sendq_head)
+        p->sendq_tail = NULL;
+    r->next = NULL;
+}
+
+static int sendq_remove(struct uz_peer *p, uz_request *r)
+{
+    uz_request *prev = NULL;
+    for (uz_request *q = p->sendq_head; q; prev = q, q = q->next) {
+        if (q != r)
+            continue;
+        if (prev)
+            prev->next = q->next;
+        else
+            p->sendq_head = q->next;
+        if (p->sendq_tail == q)
+            p->sendq_tail = prev;
+        q->next = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------- completion */
+
+static void send_complete(uz_request *r, int error)
+{
+    r->phase = UZ_SEND_DONE;
+    r->status.MPI_ERROR = error;
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    uz_request_complete(r);
+}
+
+/* ------------------------------------------------------ control records */
+
+int uz_send_control(int world, const void *rec, size_t len)
+{
+    struct uz_peer *p = &uz_peers[world];
+    if (!p->sendq_head) {
+        struct uz_payload none = { 0 };
+        int rc = uz_path_send(p, world, rec, len, &none);
+        if (rc != -EAGAIN)
+            return rc;
+    }
+    uz_request *c = uz_request_new(UZ_REQ_SEND);
+    if (!c || !(c->buf = malloc(len)))
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory queueing a control record");
+    memcpy(c->buf, rec, len);
+    c->bytes = len;
+    c->phase = UZ_SEND_CONTROL;
+    c->peer_world = world;
+    sendq_push(p, c);
+    flush_list_add(world);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------- the send steps */
+
+/* Inject as many eager pieces as fit.  Returns 1 when all are out, 0 when
+ * the transport is full, or an MPI error code (> 1). */
+static int step_eager(struct uz_peer *p, uz_request *r)
+{
+    unsigned char rec[HDR + sizeof(struct uz_ext_eager)];
+    struct uz_msg_hdr *h = (struct uz_msg_hdr *)rec;
+    uint8_t sync = r->send_mode == UZ_SEND_SYNC ? UZ_MSG_SYNC : 0;
+    size_t single = p->max_record - HDR - (sync ? sizeof(struct uz_ext_cookie) : 0);
+    struct uz_payload pl;
+    int rc;
+
+    if (r->sent == 0 && r->bytes <= single) {
+        size_t hlen = HDR;
+        fill_hdr(h, UZ_MSG_EAGER, sync ? UZ_MSG_SYNC | UZ_MSG_SYNC_EXT : 0, r->tag, r->context_id,
+                 r->comm->rank);
+        if (sync) {
+            struct uz_ext_cookie ext = { r->cookie };
+            memcpy(rec + HDR, &ext, sizeof(ext));
+            hlen += sizeof(ext);
+        }
+        payload_of(r, 0, r->bytes, &pl);
+        rc = uz_path_send(p, r->peer_world, rec, hlen, &pl);
+        if (rc == -EAGAIN)
+            return 0;
+        if (rc)
+            return rc;
+        r->sent = r->bytes;
+        return 1;
+    }
+    while (r->sent < r->bytes) {
+        size_t hlen, room;
+        if (r->sent == 0) {
+            fill_hdr(h, UZ_MSG_EAGER_FIRST, sync, r->tag, r->context_id, r->comm->rank);
+            struct uz_ext_eager ext = { r->bytes, r->cookie };
+            memcpy(rec + HDR, &ext, sizeof(ext));
+            hlen = HDR + sizeof(ext);
+        } else {
+            fill_hdr(h, UZ_MSG_EAGER_MORE, 0, r->tag, r->context_id, r->comm->rank);
+            hlen = HDR;
+        }
+        room = p->max_record - hlen;
+        size_t piece = r->bytes - r->sent < room ? r->bytes - r->sent : room;
+        payload_of(r, r->sent, piece, &pl);
+        rc = uz_path_send(p, r->peer_world, rec, hlen, &pl);
+        if (rc == -EAGAIN)
+            return 0;
+        if (rc)
+            return rc;
+        r->sent += piece;
+    }
+    return 1;
+}
+
+/* Describe the send buffer for a bulk transfer. */
+static int bulk_runs(uz_request *r)
+{
+    if (r->contig) {
+        r->bulk_iov_one.iov_base = r->contig;
+        r->bulk_iov_one.iov_len = r->bytes;
+        r->bulk_iov = &r->bulk_iov_one;
+        r->bulk_niov = 1;
+        return 0;
+    }
+    int cap = 16, n = 0;
+    struct iovec *v = malloc(sizeof(*v) * cap);
+    if (!v)
+        return -1;
+    uz_dt_cursor_seek(r->cursor, 0);
+    for (;;) {
+        if (n == cap) {
+            struct iovec *nv = realloc(v, sizeof(*v) * cap * 2);
+            if (!nv) {
+                free(v);
+                return -1;
+            }
+            v = nv;
+            cap *= 2;
+        }
+        size_t got;
+        int k = uz_dt_cursor_iov(r->cursor, v + n, cap - n, SIZE_MAX, &got);
+        if (k == 0)
+            break;
+        n += k;
+    }
+    uz_dt_cursor_seek(r->cursor, 0);
+    r->bulk_iov = v;
+    r->bulk_niov = n;
+    return 0;
+}
+
+static int step_rts(struct uz_peer *p, uz_request *r)
+{
+    unsigned char rec[HDR + sizeof(struct uz_ext_rts)];
+    struct uz_msg_hdr *h = (struct uz_msg_hdr *)rec;
+    struct uz_ext_rts ext = { .size = r->bytes, .cookie = r->cookie };
+    if (p->has_bulk && !r->bulk_offered) {
+        if (!r->bulk_iov && bulk_runs(r) != 0)
+            return uz_err_make(MPI_ERR_NO_MEM, "out of memory describing a %zu-byte message", r->bytes);
+        int rc = uz_shm_bulk_offer(p->local, r->bulk_iov, r->bulk_niov, r->bytes, r, &r->bulk);
+        if (rc > 0)
+            return rc;
+        r->bulk_offered = rc == 0;      /* no free record: the CTS path still works */
+    }
+    if (r->bulk_offered) {
+        ext.has_bulk = 1;
+        ext.bulk = r->bulk;
+    }
+    fill_hdr(h, UZ_MSG_RTS, r->send_mode == UZ_SEND_SYNC ? UZ_MSG_SYNC : 0, r->tag, r->context_id,
+             r->comm->rank);
+    memcpy(rec + HDR, &ext, sizeof(ext));
+    struct uz_payload none = { 0 };
+    int rc = uz_path_send(p, r->peer_world, rec, sizeof(rec), &none);
+    if (rc == -EAGAIN)
+        return 0;
+    return rc ? rc : 1;
+}
+
+static int step_data(struct uz_peer *p, uz_request *r)
+{
+    unsigned char rec[HDR + sizeof(struct uz_ext_data)];
+    struct uz_msg_hdr *h = (struct uz_msg_hdr *)rec;
+    fill_hdr(h, UZ_MSG_DATA, 0, r->tag, r->context_id, r->comm->rank);
+    size_t room = p->max_record - sizeof(rec);
+    while (r->sent < r->send_limit) {
+        size_t piece = r->send_limit - r->sent < room ? r->send_limit - r->sent : room;
+        struct uz_ext_data ext = { r->peer_cookie, r->sent };
+        memcpy(rec + HDR, &ext, sizeof(ext));
+        struct uz_payload pl;
+        payload_of(r, r->sent, piece, &pl);
+        int rc = uz_path_send(p, r->peer_world, rec, sizeof(rec), &pl);
+        if (rc == -EAGAIN)
+            return 0;
+        if (rc)
+            return rc;
+        r->sent += piece;
+    }
+    return 1;
+}
+
+/* Advance the request at the head of a peer's queue.  Returns 1 when it
+ * left the queue, 0 when blocked. */
+static int step(struct uz_peer *p, uz_request *r)
+{
+    int rc;
+    switch (r->phase) {
+    case UZ_SEND_CONTROL: {
+        struct uz_payload none = { 0 };
+        rc = uz_path_send(p, r->peer_world, r->buf, r->bytes, &none);
+        if (rc == -EAGAIN)
+            return 0;
+        sendq_pop(p);
+        free(r->buf);
+        r->buf = NULL;
+        uz_request_release(r);
+        return 1;
+    }
+    case UZ_SEND_EAGER:
+        rc = step_eager(p, r);
+        if (rc == 0)
+            return 0;
+        sendq_pop(p);
+        if (rc > 1)
+            send_complete(r, rc);
+        else if (r->send_mode == UZ_SEND_SYNC && !r->acked)
+            r->phase = UZ_SEND_WAIT_ACK;
+        else
+            send_complete(r, MPI_SUCCESS);
+        return 1;
+    case UZ_SEND_RTS:
+        rc = step_rts(p, r);
+        if (rc == 0)
+            return 0;
+        sendq_pop(p);
+        if (rc > 1)
+            send_complete(r, rc);
+        else
+            r->phase = UZ_SEND_WAIT_CTS;
+        return 1;
+    case UZ_SEND_DATA:
+        rc = step_data(p, r);
+        if (rc == 0)
+            return 0;
+        sendq_pop(p);
+        send_complete(r, rc > 1 ? rc : MPI_SUCCESS);
+        return 1;
+    default:
+        sendq_pop(p);
+        return 1;
+    }
+}
+
+static void flush_peer(int world)
+{
+    struct uz_peer *p = &uz_peers[world];
+    while (p->sendq_head && step(p, p->sendq_head))
+        ;
+}
+
+int uz_send_flush(void)
+{
+    int work = 0;
+    for (int i = 0; i < uz_send_flush_count;) {
+        int world = flush_list[i];
+        struct uz_peer *p = &uz_peers[world];
+        uz_request *before = p->sendq_head;
+        flush_peer(world);
+        work += p->sendq_head != before;
+        if (!p->sendq_head) {
+            p->in_flush_list = 0;
+            flush_list[i] = flush_list[--uz_send_flush_count];
+        } else {
+            i++;
+        }
+    }
+    return work;
+}
+
+
+/* ------------------------------------------------------- starting sends */
+
+static void start_queued(struct uz_peer *p, uz_request *r)
+{
+    int world = r->peer_world;
+    sendq_push(p, r);
+    if (p->sendq_head == r)
+        flush_peer(world);
+    if (p->sendq_head)
+        flush_list_add(world);
+}
+
+/* Set up a request's view of its buffer. */
+int uz_request_set_buffer(uz_request *r, void *buf, MPI_Count count, uz_datatype *dt)
+{
+    r->buf = buf;
+    r->count = count;
+    r->datatype = dt;
+    uz_dt_retain(dt);
+    r->bytes = (size_t)(count * dt->size);
+    if (uz_dt_is_contig(dt, count) || r->bytes == 0) {
+        r->contig = (unsigned char *)buf + dt->true_lb;
+        return MPI_SUCCESS;
+    }
+    r->cursor = malloc(sizeof(struct uz_dt_cursor));
+    if (!r->cursor)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory starting a transfer");
+    uz_dt_cursor_init(r->cursor, buf, count, dt);
+    return MPI_SUCCESS;
+}
+
+/* A request that completed at once (nonblocking eager send). */
+static uz_request *completed_send_request(uz_comm *comm)
+{
+    uz_request *r = uz_request_new(UZ_REQ_SEND);
+    if (!r)
+        return NULL;
+    r->phase = UZ_SEND_DONE;
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    atomic_store_explicit(&r->complete, 1, memory_order_relaxed);
+    return r;
+}
+
+int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag, uz_comm *comm,
+                  uint32_t context_id, enum uz_send_mode mode, uz_request **out)
+{
+    if (UZ_UNLIKELY(dest == MPI_PROC_NULL)) {
+        if (out && !(*out = completed_send_request(comm)))
+            return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
+        return MPI_SUCCESS;
+    }
+    int world = uz_comm_peer_world_rank(comm, dest);
+    struct uz_peer *p = &uz_peers[world];
+    size_t bytes = (size_t)(count * dt->size);
+
+    /* Fast path: a message that fits one record goes out now, without a
+     * request (blocking) or with an already-complete one. */
+    if (mode != UZ_SEND_SYNC && bytes <= p->eager_single && !p->sendq_head) {
+        struct uz_msg_hdr h;
+        struct uz_payload pl = { .len = bytes };
+        struct uz_dt_cursor cursor;
+        fill_hdr(&h, UZ_MSG_EAGER, 0, tag, context_id, comm->rank);
+        if (uz_dt_is_contig(dt, count) || bytes == 0) {
+            pl.contig = (const unsigned char *)buf + dt->true_lb;
+        } else {
+            uz_dt_cursor_init(&cursor, buf, count, dt);
+            pl.pack = pack_from_cursor;
+            pl.pack_ctx = &cursor;
+        }
+        int rc = uz_path_send(p, world, &h, sizeof(h), &pl);
+        if (rc == 0) {
+            uz_pt2pt_stats.eager_sent++;
+            if (out && !(*out = completed_send_request(comm)))
+                return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
+            return MPI_SUCCESS;
+        }
+        if (rc != -EAGAIN)
+            return rc;
+    }
+
+    uz_request *r = uz_request_new(UZ_REQ_SEND);
+    if (!r)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
+    r->comm = comm;
+    uz_comm_retain(comm);
+    r->context_id = context_id;
+    r->peer = dest;
+    r->peer_world = world;
+    r->tag = tag;
+    r->send_mode = (uint8_t)mode;
+    int err = uz_request_set_buffer(r, (void *)buf, count, dt);
+    if (err) {
+        uz_request_release(r);
+        return err;
+    }
+    int eager = p->path == UZ_PATH_SELF || bytes <= uz_config.eager_limit;
+    if (mode == UZ_SEND_SYNC || !eager)
+        r->cookie = uz_cookie_issue(r);
+    r->phase = eager ? UZ_SEND_EAGER : UZ_SEND_RTS;
+    if (eager)
+        uz_pt2pt_stats.eager_sent++;
+    else
+        uz_pt2pt_stats.rendezvous_sent++;
+    start_queued(p, r);
+    if (out) {
+        *out = r;
+        return MPI_SUCCESS;
+    }
+    uz_request_wait(r);
+    err = r->status.MPI_ERROR;
+    uz_request_release(r);
+    return err;
+}
+
+/* -------------------------------------------------- answers from receivers */
+
+void uz_send_on_ack(uint64_t cookie)
+{
+    uz_request *r = uz_cookie_lookup(cookie);
+    if (!r || r->kind != UZ_REQ_SEND)
+        return;
+    r->acked = 1;
+    if (r->phase == UZ_SEND_WAIT_ACK)
+        send_complete(r, MPI_SUCCESS);
+}
+
+void uz_send_on_cts(uint64_t send_cookie, uint64_t recv_cookie, uint64_t bytes)
+{
+    uz_request *r = uz_cookie_lookup(send_cookie);
+    if (!r || r->kind != UZ_REQ_SEND || r->phase != UZ_SEND_WAIT_CTS)
+        return;
+    if (r->bulk_offered) {
+        struct uz_bulk_desc d = r->bulk;
+        if (uz_shm_bulk_withdraw(&d) != 0)
+            return;                     /* the receiver is pulling after all */
+        r->bulk_offered = 0;
+    }
+    r->send_limit = bytes < r->bytes ? bytes : r->bytes;
+    r->peer_cookie = recv_cookie;
+    r->sent = 0;
+    if (r->cursor)
+        uz_dt_cursor_seek(r->cursor, 0);
+    if (r->send_limit == 0) {
+        send_complete(r, MPI_SUCCESS);
+        return;
+    }
+    r->phase = UZ_SEND_DATA;
+    start_queued(&uz_peers[r->peer_world], r);
+}
+
+void uz_send_on_bulk_done(void *owner, int error)
+{
+    uz_request *r = owner;
+    r->bulk_offered = 0;
+    send_complete(r, error ? uz_err_make(MPI_ERR_OTHER, "copying a large message to its receiver "
+                                         "failed: %s", strerror(error)) : MPI_SUCCESS);
+}
+
+void uz_send_on_cancel_reply(uint64_t cookie, int cancelled)
+{
+    uz_request *r = uz_cookie_lookup(cookie);
+    if (!r || r->kind != UZ_REQ_SEND || !cancelled)
+        return;
+    if (r->bulk_offered) {
+        struct uz_bulk_desc d = r->bulk;
+        uz_shm_bulk_withdraw(&d);
+        r->bulk_offered = 0;
+    }
+    uz_status_set_cancelled(&r->status, 1);
+    r->phase = UZ_SEND_DONE;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    uz_request_complete(r);
+}
+
+/* ----------------------------------------------------------------- cancel */
+
+int uz_send_cancel(uz_request *r)
+{
+    if (uz_request_is_complete(r))
+        return MPI_SUCCESS;
+    struct uz_peer *p = &uz_peers[r->peer_world];
+    if ((r->phase == UZ_SEND_RTS || (r->phase == UZ_SEND_EAGER && r->sent == 0)) && sendq_remove(p, r)) {
+        if (r->bulk_offered) {
+            struct uz_bulk_desc d = r->bulk;
+            uz_shm_bulk_withdraw(&d);
+            r->bulk_offered = 0;
+        }
+        uz_status_set_cancelled(&r->status, 1);
+        r->phase = UZ_SEND_DONE;
+        uz_request_complete(r);
+        return MPI_SUCCESS;
+    }
+    if ((r->phase == UZ_SEND_WAIT_CTS || r->phase == UZ_SEND_WAIT_ACK) && !r->cancel_sent && r->cookie) {
+        unsigned char rec[HDR + sizeof(struct uz_ext_cookie)];
+        fill_hdr((struct uz_msg_hdr *)rec, UZ_MSG_CANCEL, 0, r->tag, r->context_id, r->comm->rank);
+        struct uz_ext_cookie ext = { r->cookie };
+        memcpy(rec + HDR, &ext, sizeof(ext));
+        r->cancel_sent = 1;
+        return uz_send_control(r->peer_world, rec, sizeof(rec));
+    }
+    return MPI_SUCCESS;         /* already delivered: it completes normally, not cancelled */
+}

@@ -1,0 +1,413 @@
+/*
+ * shm_bulk.c — large messages by cross-memory attach, copied by both ends.
+ *
+ * The sender describes its memory in one of its records in the segment
+ * (DIMMnet-1's sender-first protocol: the receiver PULLs).  When the
+ * receive is matched, the receiver describes its memory in the same record
+ * and both processes claim chunks of the byte stream with one shared
+ * counter: the receiver pulls chunks with process_vm_readv from the front
+ * while the sender, which would otherwise sit idle in MPI_Wait, pushes
+ * chunks with process_vm_writev.  Each byte is copied once, by whichever
+ * core was free.  When the sender is busy elsewhere the receiver simply
+ * copies everything.
+ *
+ * Memory runs that do not fit in the record are read from the other
+ * process with process_vm_readv too, so any layout can be described.
+ *
+ * A record's life: FREE -> OFFERED (sender) -> ACCEPTED (receiver) ->
+ * copied == total (either) -> the receiver sets generation-checked "done"
+ * by returning the record to FREE.  The sender's send completes as soon as
+ * every byte is copied; it reuses the record only once it is FREE again.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/errors.h"
+#include "core/params.h"
+#include "transport/shm/shm_state.h"
+
+enum { SLICE_MAX = 512 };       /* runs per system call (IOV_MAX is 1024) */
+
+/* A list of memory runs with prefix sums, to find an offset quickly. */
+struct run_list {
+    struct iovec *iov;
+    size_t *start;              /* start[i]: stream offset of iov[i] */
+    int n;
+    int owned;                  /* iov was allocated here */
+};
+
+/* What this process knows about a transfer it takes part in. */
+struct bulk_op {
+    int in_use;
+    int is_sender;
+    int peer;                   /* local index of the other process */
+    pid_t peer_pid;
+    struct shm_bulk_record *rec;
+    uint32_t generation;
+    void *owner;
+    struct run_list mine;       /* our memory */
+    struct run_list theirs;     /* the other's memory (fetched when needed) */
+    int theirs_fetched;
+    int reported;               /* the owner was told of completion */
+};
+
+static struct bulk_op *sender_ops;  /* indexed by our record number */
+static struct bulk_op *receiver_ops;
+static int nreceiver_ops, receiver_ops_cap;
+int uz_shm_bulk_active_ops;      /* transfers in flight (read inline) */
+static struct uz_shm_bulk_callbacks callbacks;
+
+void uz_shm_bulk_set_callbacks(const struct uz_shm_bulk_callbacks *cb)
+{
+    callbacks = *cb;
+}
+
+void shm_bulk_init(void)
+{
+    sender_ops = calloc(uz_shm.hdr->bulk_records_per_rank, sizeof(*sender_ops));
+}
+
+static void run_list_free(struct run_list *r)
+{
+    if (r->owned)
+        free(r->iov);
+    free(r->start);
+    memset(r, 0, sizeof(*r));
+}
+
+void shm_bulk_finalize(void)
+{
+    for (uint64_t i = 0; sender_ops && i < uz_shm.hdr->bulk_records_per_rank; i++) {
+        run_list_free(&sender_ops[i].mine);
+        run_list_free(&sender_ops[i].theirs);
+    }
+    for (int i = 0; i < nreceiver_ops; i++) {
+        run_list_free(&receiver_ops[i].mine);
+        run_list_free(&receiver_ops[i].theirs);
+    }
+    free(sender_ops);
+    free(receiver_ops);
+    sender_ops = receiver_ops = NULL;
+    nreceiver_ops = receiver_ops_cap = uz_shm_bulk_active_ops = 0;
+}
+
+static int run_list_index(struct run_list *r, const struct iovec *iov, int n, int copy)
+{
+    r->n = n;
+    r->owned = copy;
+    r->iov = (struct iovec *)iov;
+    r->start = malloc(sizeof(size_t) * (n + 1));
+    if (copy) {
+        r->iov = malloc(sizeof(struct iovec) * (n ? n : 1));
+        if (r->iov)
+            memcpy(r->iov, iov, sizeof(struct iovec) * n);
+    }
+    if (!r->start || !r->iov)
+        return -1;
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        r->start[i] = at;
+        at += r->iov[i].iov_len;
+    }
+    r->start[n] = at;
+    return 0;
+}
+
+/* Read the other process's run list (inline in the record, or in its
+ * memory). */
+static int fetch_runs(struct run_list *r, pid_t pid, const struct iovec *inl, uint64_t addr, uint32_t n)
+{
+    if (n <= SHM_BULK_INLINE_IOV)
+        return run_list_index(r, inl, (int)n, 1);
+    struct iovec *v = malloc(sizeof(*v) * n);
+    if (!v)
+        return -1;
+    struct iovec local = { v, sizeof(*v) * n };
+    struct iovec remote = { (void *)(uintptr_t)addr, sizeof(*v) * n };
+    if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)(sizeof(*v) * n)) {
+        free(v);
+        return -1;
+    }
+    int rc = run_list_index(r, v, (int)n, 0);
+    r->owned = 1;
+    return rc;
+}
+
+/* Runs covering at most `len` bytes from stream offset `off`. */
+static int slice(const struct run_list *r, size_t off, size_t len, struct iovec *out, size_t *covered)
+{
+    int lo = 0, hi = r->n - 1;
+    while (lo < hi) {                   /* last run starting at or before off */
+        int mid = (lo + hi + 1) / 2;
+        if (r->start[mid] <= off)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    int k = 0;
+    size_t got = 0;
+    for (int i = lo; i < r->n && got < len && k < SLICE_MAX; i++) {
+        size_t skip = off + got > r->start[i] ? off + got - r->start[i] : 0;
+        if (skip >= r->iov[i].iov_len)
+            continue;
+        size_t n = r->iov[i].iov_len - skip;
+        if (n > len - got)
+            n = len - got;
+        out[k].iov_base = (char *)r->iov[i].iov_base + skip;
+        out[k].iov_len = n;
+        got += n;
+        k++;
+    }
+    *covered = got;
+    return k;
+}
+
+/* Copy stream bytes [off, off+len) between our memory and theirs. */
+static int copy_range(struct bulk_op *op, size_t off, size_t len)
+{
+    struct iovec lv[SLICE_MAX], rv[SLICE_MAX];
+    while (len) {
+        size_t lcov, rcov;
+        int ln = slice(&op->mine, off, len, lv, &lcov);
+        int rn = slice(&op->theirs, off, lcov, rv, &rcov);
+        if (rcov < lcov)
+            ln = slice(&op->mine, off, rcov, lv, &lcov);
+        if (lcov == 0)
+            return EFAULT;
+        ssize_t n = op->is_sender ? process_vm_writev(op->peer_pid, lv, ln, rv, rn, 0)
+                                  : process_vm_readv(op->peer_pid, lv, ln, rv, rn, 0);
+        if (n <= 0)
+            return n < 0 ? errno : EFAULT;
+        off += (size_t)n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Claim and copy chunks until none are left.  Returns chunks copied. */
+static int copy_chunks(struct bulk_op *op)
+{
+    struct shm_bulk_record *rec = op->rec;
+    int done = 0;
+    for (;;) {
+        uint64_t off = atomic_fetch_add_explicit(&rec->next, rec->chunk, memory_order_relaxed);
+        if (off >= rec->total)
+            break;
+        uint64_t len = rec->total - off < rec->chunk ? rec->total - off : rec->chunk;
+        int err = copy_range(op, off, len);
+        if (err)
+            atomic_store(&rec->failed, err);
+        uint64_t now = atomic_fetch_add_explicit(&rec->copied, len, memory_order_acq_rel) + len;
+        if (now == rec->total)
+            uz_shm_wake(op->peer);      /* the other side may sleep waiting for this */
+        done++;
+    }
+    return done;
+}
+
+/* ------------------------------------------------------------------ sender */
+
+int uz_shm_bulk_offer(int peer, const struct iovec *iov, int niov, size_t total, void *owner,
+                      struct uz_bulk_desc *desc)
+{
+    uint64_t nrec = uz_shm.hdr->bulk_records_per_rank;
+    for (uint64_t i = 0; i < nrec; i++) {
+        struct bulk_op *op = &sender_ops[i];
+        struct shm_bulk_record *rec = shm_bulk_record_of(uz_shm.my_local, (uint32_t)i);
+        if (op->in_use || atomic_load_explicit(&rec->state, memory_order_acquire) != SHM_BULK_FREE)
+            continue;
+        memset(op, 0, sizeof(*op));
+        if (run_list_index(&op->mine, iov, niov, 0) != 0)
+            return uz_err_make(MPI_ERR_NO_MEM, "out of memory describing a large message");
+        op->in_use = 1;
+        op->is_sender = 1;
+        op->peer = peer;
+        op->peer_pid = shm_ctl_of(peer)->pid;
+        op->rec = rec;
+        op->owner = owner;
+        rec->total = total;
+        rec->src_pid = getpid();
+        rec->src_niov = (uint32_t)niov;
+        if (niov <= SHM_BULK_INLINE_IOV) {
+            memcpy(rec->src_inline, iov, sizeof(*iov) * niov);
+            rec->src_iov_addr = 0;
+        } else {
+            rec->src_iov_addr = (uint64_t)(uintptr_t)iov;
+        }
+        rec->dst_niov = 0;
+        rec->chunk = uz_config.shm_bulk_chunk ? uz_config.shm_bulk_chunk : total;
+        atomic_store_explicit(&rec->next, 0, memory_order_relaxed);
+        atomic_store_explicit(&rec->copied, 0, memory_order_relaxed);
+        atomic_store_explicit(&rec->failed, 0, memory_order_relaxed);
+        op->generation = atomic_load_explicit(&rec->generation, memory_order_relaxed) + 1;
+        atomic_store_explicit(&rec->generation, op->generation, memory_order_relaxed);
+        atomic_store_explicit(&rec->state, SHM_BULK_OFFERED, memory_order_release);
+        desc->record = (uint32_t)i;
+        desc->generation = op->generation;
+        uz_shm_bulk_active_ops++;
+        return 0;
+    }
+    return -EAGAIN;
+}
+
+int uz_shm_bulk_withdraw(const struct uz_bulk_desc *desc)
+{
+    struct bulk_op *op = &sender_ops[desc->record];
+    unsigned expect = SHM_BULK_OFFERED;
+    if (!op->in_use || op->generation != desc->generation)
+        return -EINVAL;
+    if (!atomic_compare_exchange_strong(&op->rec->state, &expect, SHM_BULK_FREE))
+        return -EBUSY;
+    run_list_free(&op->mine);
+    op->in_use = 0;
+    uz_shm_bulk_active_ops--;
+    return 0;
+}
+
+/* Help copy, report completion, and recycle records the receiver is done with. */
+static int progress_sender(struct bulk_op *op)
+{
+    struct shm_bulk_record *rec = op->rec;
+    unsigned state = atomic_load_explicit(&rec->state, memory_order_acquire);
+    int work = 0;
+    if (!op->reported && state == SHM_BULK_FREE) {
+        /* The receiver finished and handed the record back before we looked. */
+        op->reported = 1;
+        callbacks.sent(op->owner, 0);
+        work++;
+    } else if (!op->reported && state == SHM_BULK_ACCEPTED) {
+        if (uz_config.shm_bulk_help && rec->dst_niov > 0 &&
+            atomic_load_explicit(&rec->next, memory_order_relaxed) < rec->total) {
+            if (!op->theirs_fetched) {
+                op->theirs_fetched = 1;
+                if (fetch_runs(&op->theirs, rec->dst_pid, rec->dst_inline, rec->dst_iov_addr,
+                               rec->dst_niov) != 0)
+                    op->theirs.n = 0;
+            }
+            if (op->theirs.n > 0)
+                work += copy_chunks(op);
+        }
+        if (atomic_load_explicit(&rec->copied, memory_order_acquire) == rec->total) {
+            op->reported = 1;
+            callbacks.sent(op->owner, 0);
+            work++;
+        }
+    }
+    if (op->reported && state == SHM_BULK_FREE) {
+        run_list_free(&op->mine);
+        run_list_free(&op->theirs);
+        op->in_use = 0;
+        uz_shm_bulk_active_ops--;
+    }
+    return work;
+}
+
+/* ---------------------------------------------------------------- receiver */
+
+int uz_shm_bulk_pull(int peer, const struct uz_bulk_desc *desc, const struct iovec *iov, int niov,
+                     size_t total, void *owner)
+{
+    if (desc->record >= uz_shm.hdr->bulk_records_per_rank)
+        return uz_err_make(MPI_ERR_INTERN, "bulk transfer names record %u of %llu", desc->record,
+                           (unsigned long long)uz_shm.hdr->bulk_records_per_rank);
+    struct shm_bulk_record *rec = shm_bulk_record_of(peer, desc->record);
+    if (atomic_load_explicit(&rec->state, memory_order_acquire) != SHM_BULK_OFFERED ||
+        atomic_load_explicit(&rec->generation, memory_order_relaxed) != desc->generation ||
+        rec->total < total)
+        return uz_err_make(MPI_ERR_INTERN, "stale or inconsistent bulk transfer from local rank %d", peer);
+    if (nreceiver_ops == receiver_ops_cap) {
+        int cap = receiver_ops_cap ? 2 * receiver_ops_cap : 16;
+        struct bulk_op *n = realloc(receiver_ops, sizeof(*n) * cap);
+        if (!n)
+            return uz_err_make(MPI_ERR_NO_MEM, "out of memory receiving a large message");
+        receiver_ops = n;
+        receiver_ops_cap = cap;
+    }
+    struct bulk_op *op = &receiver_ops[nreceiver_ops];
+    memset(op, 0, sizeof(*op));
+    op->peer = peer;
+    op->peer_pid = rec->src_pid;
+    op->rec = rec;
+    op->owner = owner;
+    op->generation = desc->generation;
+    if (run_list_index(&op->mine, iov, niov, 0) != 0 ||
+        fetch_runs(&op->theirs, rec->src_pid, rec->src_inline, rec->src_iov_addr, rec->src_niov) != 0) {
+        run_list_free(&op->mine);
+        run_list_free(&op->theirs);
+        return uz_err_make(MPI_ERR_OTHER, "cannot read the sender's memory description (local rank %d)", peer);
+    }
+    op->in_use = 1;
+    nreceiver_ops++;
+    uz_shm_bulk_active_ops++;
+    /* A short receive takes only part of what was offered. */
+    rec->total = total;
+    if (niov <= SHM_BULK_INLINE_IOV) {
+        memcpy(rec->dst_inline, iov, sizeof(*iov) * niov);
+        rec->dst_iov_addr = 0;
+    } else {
+        rec->dst_iov_addr = (uint64_t)(uintptr_t)iov;
+    }
+    rec->dst_niov = (uint32_t)niov;
+    rec->dst_pid = getpid();
+    atomic_store_explicit(&rec->state, SHM_BULK_ACCEPTED, memory_order_seq_cst);
+    if (atomic_load_explicit(&shm_ctl_of(peer)->sleeping, memory_order_relaxed))
+        uz_shm_wake(peer);
+    if (total == 0)
+        atomic_store(&rec->copied, 0);
+    copy_chunks(op);
+    return MPI_SUCCESS;
+}
+
+/* Receive completions are reported after the scan, because a callback may
+ * start another pull and grow receiver_ops under our feet. */
+struct finished { void *owner; int err; };
+
+static int progress_receiver(struct bulk_op *op, struct finished *fin)
+{
+    struct shm_bulk_record *rec = op->rec;
+    if (atomic_load_explicit(&rec->next, memory_order_relaxed) < rec->total)
+        copy_chunks(op);
+    if (atomic_load_explicit(&rec->copied, memory_order_acquire) != rec->total)
+        return 0;
+    int err = atomic_load(&rec->failed);
+    /* Hand the record back to its owner. */
+    atomic_store_explicit(&rec->state, SHM_BULK_FREE, memory_order_seq_cst);
+    if (atomic_load_explicit(&shm_ctl_of(op->peer)->sleeping, memory_order_relaxed))
+        uz_shm_wake(op->peer);
+    run_list_free(&op->mine);
+    run_list_free(&op->theirs);
+    op->in_use = 0;
+    uz_shm_bulk_active_ops--;
+    fin->owner = op->owner;
+    fin->err = err;
+    return 1;
+}
+
+int shm_bulk_progress(void)
+{
+    if (!uz_shm_bulk_active_ops)
+        return 0;
+    int work = 0;
+    uint64_t nrec = uz_shm.hdr->bulk_records_per_rank;
+    for (uint64_t i = 0; i < nrec; i++)
+        if (sender_ops[i].in_use)
+            work += progress_sender(&sender_ops[i]);
+    struct finished fin[16];
+    int nfin = 0;
+    for (int i = 0; i < nreceiver_ops && nfin < 16; i++)
+        if (receiver_ops[i].in_use)
+            nfin += progress_receiver(&receiver_ops[i], &fin[nfin]);
+    /* Compact finished receive operations. */
+    int k = 0;
+    for (int i = 0; i < nreceiver_ops; i++)
+        if (receiver_ops[i].in_use)
+            receiver_ops[k++] = receiver_ops[i];
+    nreceiver_ops = k;
+    for (int i = 0; i < nfin; i++)
+        callbacks.received(fin[i].owner, fin[i].err);
+    return work + nfin;
+}

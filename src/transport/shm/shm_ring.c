@@ -1,0 +1,178 @@
+/*
+ * shm_ring.c — message records through the per-pair rings.
+ *
+ * The sender writes a record's bytes, then its sequence word (position + 1)
+ * with a store that is also a full fence, so the receiver polling that word
+ * sees the whole record, and the sender's following check of the
+ * receiver's "sleeping" flag cannot be reordered before it (no lost
+ * wake-up).  A record that would cross the end of the ring is preceded by
+ * a WRAP record and starts again at slot 0, so every record is contiguous.
+ *
+ * The receiver clears the first word of every slot it consumed before
+ * handing the space back.  Any slot may later start a record, and a stale
+ * payload word there could otherwise look like the expected sequence
+ * number.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/errors.h"
+#include "transport/shm/shm_state.h"
+
+static inline uint32_t slots_for(size_t len)
+{
+    return (uint32_t)((offsetof(struct shm_slot, bytes) + len + sizeof(struct shm_slot) - 1) /
+                      sizeof(struct shm_slot));
+}
+
+/* First send to a peer: reserve the ring's memory and tell the peer to
+ * start polling it. */
+static int activate_tx(int peer)
+{
+    size_t off = shm_ring_offset(uz_shm.my_local, peer);
+    int err = shm_reserve(off, uz_shm.hdr->ring_stride, "a message ring");
+    if (err)
+        return err;
+    struct shm_tx *tx = &uz_shm.tx[peer];
+    tx->ring_ctl = (struct shm_ring_ctl *)(uz_shm.base + off);
+    tx->slots = (struct shm_slot *)(uz_shm.base + off + sizeof(struct shm_ring_ctl));
+    tx->produced = 0;
+    tx->consumed_seen = 0;
+    struct shm_ctl *c = shm_ctl_of(peer);
+    int me = uz_shm.my_local;
+    atomic_fetch_or(&c->active_senders[me / 64], 1ul << (me % 64));
+    atomic_fetch_add(&c->active_gen, 1);
+    return MPI_SUCCESS;
+}
+
+static inline int ring_has_room(struct shm_tx *tx, uint64_t end)
+{
+    if (end - tx->consumed_seen <= uz_shm.ring_slots)
+        return 1;
+    tx->consumed_seen = atomic_load_explicit(&tx->ring_ctl->consumed, memory_order_acquire);
+    return end - tx->consumed_seen <= uz_shm.ring_slots;
+}
+
+int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_payload *pl)
+{
+    struct shm_tx *tx = &uz_shm.tx[peer];
+    if (UZ_UNLIKELY(tx->slots == NULL)) {
+        int err = activate_tx(peer);
+        if (err)
+            return err;
+    }
+    size_t len = hdr_len + pl->len;
+    uint32_t need = slots_for(len);
+    uint64_t pos = tx->produced;
+    uint32_t idx = (uint32_t)pos & uz_shm.ring_mask;
+    uint32_t wrap = idx + need > uz_shm.ring_slots ? uz_shm.ring_slots - idx : 0;
+    if (!ring_has_room(tx, pos + wrap + need))
+        return -EAGAIN;
+    if (wrap) {
+        struct shm_slot *w = &tx->slots[idx];
+        w->len = SHM_RECORD_WRAP;
+        atomic_store_explicit(&w->seq, (uint32_t)(pos + 1), memory_order_release);
+        pos += wrap;
+        idx = 0;
+    }
+    struct shm_slot *slot = &tx->slots[idx];
+    unsigned char *dst = slot->bytes;
+    memcpy(dst, hdr, hdr_len);
+    if (pl->len) {
+        if (pl->contig)
+            memcpy(dst + hdr_len, pl->contig, pl->len);
+        else
+            pl->pack(pl->pack_ctx, dst + hdr_len, pl->len);
+    }
+    slot->len = (uint32_t)len;
+    atomic_store_explicit(&slot->seq, (uint32_t)(pos + 1), memory_order_seq_cst);
+    tx->produced = pos + need;
+    if (atomic_load_explicit(&shm_ctl_of(peer)->sleeping, memory_order_relaxed))
+        uz_shm_wake(peer);
+    return 0;
+}
+
+/* ------------------------------------------------------------ receiving */
+
+static void activate_rx(void)
+{
+    struct shm_ctl *me = uz_shm.my_ctl;
+    uz_shm.seen_active_gen = atomic_load_explicit(&me->active_gen, memory_order_acquire);
+    for (int s = 0; s < uz_shm.nlocal; s++) {
+        unsigned long bits = atomic_load_explicit(&me->active_senders[s / 64], memory_order_acquire);
+        if (!(bits & (1ul << (s % 64))))
+            continue;
+        int known = 0;
+        for (int i = 0; i < uz_shm.nrx; i++)
+            known |= uz_shm.rx[i].peer == s;
+        if (known)
+            continue;
+        size_t off = shm_ring_offset(s, uz_shm.my_local);
+        struct shm_rx *rx = &uz_shm.rx[uz_shm.nrx++];
+        rx->ring_ctl = (struct shm_ring_ctl *)(uz_shm.base + off);
+        rx->slots = (struct shm_slot *)(uz_shm.base + off + sizeof(struct shm_ring_ctl));
+        rx->consumed = 0;
+        rx->peer = s;
+        rx->world_rank = uz_shm.local_world_ranks[s];
+    }
+}
+
+/* Give `n` slots starting at `idx` back to the sender. */
+static inline void release_slots(struct shm_rx *rx, uint32_t idx, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        atomic_store_explicit(&rx->slots[idx + i].seq, 0, memory_order_relaxed);
+    rx->consumed += n;
+    atomic_store_explicit(&rx->ring_ctl->consumed, rx->consumed, memory_order_release);
+}
+
+/* Records handled per ring per call, so one busy sender cannot starve the
+ * others or delay the caller for long. */
+enum { RECORDS_PER_POLL = 32 };
+
+static int poll_ring(struct shm_rx *rx, uz_recv_handler handler)
+{
+    int handled = 0;
+    while (handled < RECORDS_PER_POLL) {
+        uint32_t idx = (uint32_t)rx->consumed & uz_shm.ring_mask;
+        struct shm_slot *slot = &rx->slots[idx];
+        if (atomic_load_explicit(&slot->seq, memory_order_acquire) != (uint32_t)(rx->consumed + 1))
+            break;
+        uint32_t len = slot->len;
+        if (len == SHM_RECORD_WRAP) {
+            release_slots(rx, idx, uz_shm.ring_slots - idx);
+            continue;
+        }
+        handler(rx->world_rank, slot->bytes, len);
+        release_slots(rx, idx, slots_for(len));
+        handled++;
+    }
+    return handled;
+}
+
+int uz_shm_progress(uz_recv_handler handler)
+{
+    int handled = 0;
+    if (UZ_UNLIKELY(atomic_load_explicit(&uz_shm.my_ctl->active_gen, memory_order_relaxed) !=
+                    uz_shm.seen_active_gen))
+        activate_rx();
+    for (int i = 0; i < uz_shm.nrx; i++)
+        handled += poll_ring(&uz_shm.rx[i], handler);
+    if (UZ_UNLIKELY(uz_shm_bulk_pending()))
+        handled += shm_bulk_progress();
+    return handled;
+}
+
+/* Is a record waiting on any incoming ring (without handling it)? */
+int shm_rx_pending(void)
+{
+    if (atomic_load_explicit(&uz_shm.my_ctl->active_gen, memory_order_acquire) != uz_shm.seen_active_gen)
+        return 1;
+    for (int i = 0; i < uz_shm.nrx; i++) {
+        struct shm_rx *rx = &uz_shm.rx[i];
+        struct shm_slot *slot = &rx->slots[(uint32_t)rx->consumed & uz_shm.ring_mask];
+        if (atomic_load_explicit(&slot->seq, memory_order_acquire) == (uint32_t)(rx->consumed + 1))
+            return 1;
+    }
+    return 0;
+}

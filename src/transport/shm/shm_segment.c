@@ -1,0 +1,262 @@
+/*
+ * shm_segment.c — creating, attaching and removing the host's segment, and
+ * probing whether cross-memory attach works between the host's ranks.
+ *
+ * The host's first rank creates /dev/shm/uzura-<job>-n<node> (mode 0600)
+ * and sizes it; after a job-wide fence the others open and map it; after a
+ * second fence, when everyone has it mapped, the creator unlinks it, so a
+ * crash later cannot leave it behind.  mpiexec also removes any
+ * uzura-<job>-* file left by a job that died before that point.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/errors.h"
+#include "core/params.h"
+#include "transport/shm/shm_state.h"
+
+struct shm_state uz_shm = { .fd = -1 };
+
+static size_t round_up(size_t v, size_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+static void compute_layout(struct shm_segment_header *h, int nlocal, uint32_t slots, int records)
+{
+    h->magic = SHM_MAGIC;
+    h->version = SHM_LAYOUT_VERSION;
+    h->nlocal = (uint32_t)nlocal;
+    h->ring_slots = slots;
+    h->ctl_offset = SHM_PAGE;
+    h->ctl_stride = round_up(sizeof(struct shm_ctl), SHM_CACHELINE);
+    h->ring_offset = round_up(h->ctl_offset + (size_t)nlocal * h->ctl_stride, SHM_PAGE);
+    /* Each ring starts on its own page so that reserving it touches no
+     * neighbour's memory. */
+    h->ring_stride = round_up(sizeof(struct shm_ring_ctl) + (size_t)slots * sizeof(struct shm_slot), SHM_PAGE);
+    h->bulk_offset = h->ring_offset + (size_t)nlocal * nlocal * h->ring_stride;
+    h->bulk_records_per_rank = (uint64_t)records;
+    h->total_size = round_up(h->bulk_offset + (size_t)nlocal * records * sizeof(struct shm_bulk_record),
+                             SHM_PAGE);
+}
+
+int shm_reserve(size_t offset, size_t len, const char *what)
+{
+    int rc;
+    do {
+        rc = posix_fallocate(uz_shm.fd, (off_t)offset, (off_t)len);
+    } while (rc == EINTR);
+    if (rc != 0)
+        return uz_err_make(rc == ENOSPC ? MPI_ERR_NO_SPACE : MPI_ERR_OTHER,
+                           "cannot reserve %zu bytes of shared memory for %s in /dev/shm/%s: %s%s",
+                           len, what, uz_shm.name, strerror(rc),
+                           rc == ENOSPC ? " (is /dev/shm full? see `df -h /dev/shm`)" : "");
+    uz_shm.reserved += len;
+    return MPI_SUCCESS;
+}
+
+static int create_segment(const struct shm_segment_header *layout)
+{
+    int fd = shm_open(uz_shm.name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        return uz_err_make(MPI_ERR_OTHER, "cannot create shared memory segment /dev/shm/%s: %s",
+                           uz_shm.name, strerror(errno));
+    uz_shm.fd = fd;
+    uz_shm.created = 1;
+    if (ftruncate(fd, (off_t)layout->total_size) != 0)
+        return uz_err_make(MPI_ERR_NO_SPACE, "cannot size shared memory segment /dev/shm/%s to %llu bytes: %s",
+                           uz_shm.name, (unsigned long long)layout->total_size, strerror(errno));
+    return MPI_SUCCESS;
+}
+
+static int open_segment(void)
+{
+    int fd = shm_open(uz_shm.name, O_RDWR, 0);
+    if (fd < 0)
+        return uz_err_make(MPI_ERR_OTHER, "cannot open shared memory segment /dev/shm/%s made by this "
+                           "host's first rank: %s", uz_shm.name, strerror(errno));
+    uz_shm.fd = fd;
+    return MPI_SUCCESS;
+}
+
+static int map_segment(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, uz_shm.fd, 0);
+    if (p == MAP_FAILED)
+        return uz_err_make(MPI_ERR_OTHER, "cannot map shared memory segment /dev/shm/%s (%zu bytes): %s",
+                           uz_shm.name, size, strerror(errno));
+    uz_shm.base = p;
+    uz_shm.size = size;
+    uz_shm.hdr = p;
+    return MPI_SUCCESS;
+}
+
+/* Can this process read a peer's memory with process_vm_readv?  (Containers,
+ * seccomp and ptrace policies may forbid it.) */
+static int probe_cma(void)
+{
+    if (uz_shm.nlocal < 2)
+        return 0;
+    int peer = (uz_shm.my_local + 1) % uz_shm.nlocal;
+    struct shm_ctl *c = shm_ctl_of(peer);
+    uint64_t value = 0;
+    struct iovec local = { &value, sizeof(value) };
+    struct iovec remote = { (void *)(uintptr_t)c->probe_addr, sizeof(value) };
+    ssize_t n = process_vm_readv(c->pid, &local, 1, &remote, 1, 0);
+    return n == (ssize_t)sizeof(value) && value == c->probe_value;
+}
+
+static uint64_t cma_probe_word;
+
+static int decide_cma(void)
+{
+    int all_ok = 1;
+    for (int i = 0; i < uz_shm.nlocal; i++)
+        all_ok &= shm_ctl_of(i)->cma_ok;
+    if (uz_config.shm_cma == UZ_SHM_CMA_OFF)
+        return 0;
+    if (uz_config.shm_cma == UZ_SHM_CMA_ON && !all_ok && uz_shm.nlocal > 1)
+        return -1;
+    if (!all_ok && uz_shm.nlocal > 1 && uz_config.verbose && uz_shm.my_local == 0)
+        fprintf(stderr, "Uzura: cross-memory attach (process_vm_readv) is not permitted here; "
+                "large messages are copied through shared memory instead\n");
+    return all_ok && uz_shm.nlocal > 1;
+}
+
+int uz_shm_init(const struct uz_shm_setup *s)
+{
+    int err;
+    size_t ring_bytes = uz_config.shm_ring_size;
+    if (ring_bytes < 4096 || (ring_bytes & (ring_bytes - 1)))
+        return uz_err_make(MPI_ERR_OTHER, "UZURA_SHM_RING_SIZE=%zu must be a power of two of at least 4096",
+                           ring_bytes);
+    if (s->nlocal > SHM_MAX_LOCAL)
+        return uz_err_make(MPI_ERR_OTHER, "%d ranks on one host; the shared-memory transport supports %d",
+                           s->nlocal, SHM_MAX_LOCAL);
+    uz_shm.my_local = s->my_local;
+    uz_shm.nlocal = s->nlocal;
+    uz_shm.local_world_ranks = malloc(sizeof(int) * s->nlocal);
+    uz_shm.tx = calloc(s->nlocal, sizeof(*uz_shm.tx));
+    uz_shm.rx = calloc(s->nlocal, sizeof(*uz_shm.rx));
+    if (!uz_shm.local_world_ranks || !uz_shm.tx || !uz_shm.rx)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory setting up the shared-memory transport");
+    memcpy(uz_shm.local_world_ranks, s->local_world_ranks, sizeof(int) * s->nlocal);
+    snprintf(uz_shm.name, sizeof(uz_shm.name), "uzura-%s-n%d", s->job_id, s->node_id);
+
+    struct shm_segment_header layout;
+    compute_layout(&layout, s->nlocal, (uint32_t)(ring_bytes / sizeof(struct shm_slot)),
+                   uz_config.shm_bulk_records > 0 ? uz_config.shm_bulk_records : 1);
+
+    /* Step 1: the first rank creates; everyone else waits for it. */
+    if (s->my_local == 0 && (err = create_segment(&layout)))
+        return err;
+    if (s->my_local == 0) {
+        if ((err = map_segment(layout.total_size)))
+            return err;
+        /* The header page and every control block up front: they are small
+         * and every rank touches them. */
+        if ((err = shm_reserve(0, layout.ring_offset, "control blocks")))
+            return err;
+        *uz_shm.hdr = layout;
+    }
+    if (s->fence() != 0)
+        return uz_err_make(MPI_ERR_OTHER, "shared-memory set-up: fence with the other ranks failed");
+
+    /* Step 2: the others attach; each publishes how to reach it. */
+    if (s->my_local != 0) {
+        if ((err = open_segment()) || (err = map_segment(layout.total_size)))
+            return err;
+        if (memcmp(uz_shm.hdr, &layout, sizeof(layout)) != 0)
+            return uz_err_make(MPI_ERR_OTHER, "shared memory segment /dev/shm/%s has a different layout "
+                               "(ranks started with different UZURA_SHM_* settings?)", uz_shm.name);
+    }
+    uz_shm.ring_slots = layout.ring_slots;
+    uz_shm.ring_mask = layout.ring_slots - 1;
+    uz_shm.my_ctl = shm_ctl_of(s->my_local);
+    cma_probe_word = 0x757a757261000000ull ^ (uint64_t)getpid();
+    uz_shm.my_ctl->pid = getpid();
+    uz_shm.my_ctl->world_rank = s->local_world_ranks[s->my_local];
+    uz_shm.my_ctl->probe_addr = (uint64_t)(uintptr_t)&cma_probe_word;
+    uz_shm.my_ctl->probe_value = cma_probe_word;
+    /* Our own bulk records. */
+    if ((err = shm_reserve(layout.bulk_offset + (size_t)s->my_local * layout.bulk_records_per_rank *
+                           sizeof(struct shm_bulk_record),
+                           layout.bulk_records_per_rank * sizeof(struct shm_bulk_record), "bulk records")))
+        return err;
+    if (s->fence() != 0)
+        return uz_err_make(MPI_ERR_OTHER, "shared-memory set-up: fence with the other ranks failed");
+
+    /* Step 3: everyone has mapped it: remove the name; probe cross-memory attach. */
+    if (uz_shm.created) {
+        shm_unlink(uz_shm.name);
+        uz_shm.unlinked = 1;
+    }
+    uz_shm.my_ctl->cma_ok = probe_cma();
+    if (s->fence() != 0)
+        return uz_err_make(MPI_ERR_OTHER, "shared-memory set-up: fence with the other ranks failed");
+    int cma = decide_cma();
+    if (cma < 0)
+        return uz_err_make(MPI_ERR_OTHER, "UZURA_SHM_CMA=on but process_vm_readv between this host's "
+                           "ranks is not permitted (ptrace policy, seccomp or container)");
+    uz_shm.cma = cma;
+    shm_bulk_init();
+    return MPI_SUCCESS;
+}
+
+void uz_shm_finalize(void)
+{
+    shm_bulk_finalize();
+    if (uz_shm.base)
+        munmap(uz_shm.base, uz_shm.size);
+    if (uz_shm.fd >= 0)
+        close(uz_shm.fd);
+    if (uz_shm.created && !uz_shm.unlinked)
+        shm_unlink(uz_shm.name);
+    free(uz_shm.local_world_ranks);
+    free(uz_shm.tx);
+    free(uz_shm.rx);
+    memset(&uz_shm, 0, sizeof(uz_shm));
+    uz_shm.fd = -1;
+}
+
+void uz_shm_unlink_on_abort(void)
+{
+    if (uz_shm.created && !uz_shm.unlinked) {
+        shm_unlink(uz_shm.name);
+        uz_shm.unlinked = 1;
+    }
+}
+
+void uz_shm_caps(struct uz_transport_caps *caps)
+{
+    size_t frag = uz_config.shm_fragment;
+    size_t ring = (size_t)uz_shm.ring_slots * sizeof(struct shm_slot);
+    /* A record must leave room for others in flight: at most a quarter ring. */
+    if (frag > ring / 4)
+        frag = ring / 4;
+    caps->max_record = frag;
+    caps->inline_payload = sizeof(((struct shm_slot *)0)->bytes);
+    caps->has_bulk = uz_shm.cma;
+}
+
+int uz_shm_bulk_available(void)
+{
+    return uz_shm.cma;
+}
+
+size_t uz_shm_reserved_bytes(void)
+{
+    return uz_shm.reserved;
+}
+
+size_t uz_shm_segment_size(void)
+{
+    return uz_shm.size;
+}

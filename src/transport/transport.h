@@ -1,0 +1,55 @@
+/*
+ * transport.h — the interface between the request layer and the transports
+ * (the P2P layer of DESIGN.md).
+ *
+ * A transport moves opaque messages — a request-layer header followed by
+ * payload bytes — between ranks of the job, in order per pair, and hands
+ * each arriving message to the request layer's receive handler.  It never
+ * sees a communicator, a tag-matching rule or a datatype object; payload
+ * comes from a contiguous buffer or from a "packer" callback that fills the
+ * transport's own memory directly (so a non-contiguous send is packed
+ * straight into the shared ring, with no staging copy).
+ *
+ * Transports that can copy between processes without the CPU of the owner
+ * (cross-memory attach here; RDMA elsewhere) also offer "bulk" transfers
+ * for large messages: the sender offers a list of its memory runs, the
+ * receiver pulls them into its own runs with one copy.
+ */
+#ifndef UZ_TRANSPORT_TRANSPORT_H
+#define UZ_TRANSPORT_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* Fills `len` bytes at `dst` with the next bytes of a message payload. */
+typedef void (*uz_pack_fn)(void *ctx, void *dst, size_t len);
+
+/* Where the payload of one message record comes from: either `contig`
+ * (len bytes), or `pack(pack_ctx, dst, len)`. */
+struct uz_payload {
+    const void *contig;
+    uz_pack_fn pack;
+    void *pack_ctx;
+    size_t len;
+};
+
+/* Called by a transport for every arriving message record, in order per
+ * sending rank: `msg` points at the request-layer header, `len` covers
+ * header and payload.  The bytes are valid only during the call. */
+typedef void (*uz_recv_handler)(int src_world_rank, const void *msg, size_t len);
+
+/* A bulk transfer offered by a sender, as carried inside a message. */
+struct uz_bulk_desc {
+    uint32_t record;        /* which of the sender's records */
+    uint32_t generation;    /* guards against a stale or forged descriptor */
+};
+
+/* What the request layer may assume of a peer's transport. */
+struct uz_transport_caps {
+    size_t max_record;      /* largest header+payload of one message record */
+    size_t inline_payload;  /* payload bytes that travel with a minimal header in one cache line */
+    int has_bulk;           /* offers bulk transfers (one-copy) */
+};
+
+#endif /* UZ_TRANSPORT_TRANSPORT_H */
