@@ -34,6 +34,17 @@ const struct uz_param uz_params[] = {
       "Microseconds a waiting rank yields before sleeping until a peer wakes it (-1: automatic)",
       NULL, FIELD(wait_yield_us), UZ_PARAM_TUNABLE },
 
+    /* Network transports */
+    { "NET", UZ_PARAM_ENUM, "tcp",
+      "Transport between ranks on different hosts: tcp (one connection per peer) or udp (the GigaE PM reliable-datagram protocol)",
+      "tcp|udp", FIELD(net), UZ_PARAM_TUNABLE },
+    { "NET_IF", UZ_PARAM_STRING, "",
+      "Comma-separated network interfaces to publish (default: every interface that is up, loopback only within a host)",
+      NULL, FIELD(net_if), UZ_PARAM_TUNABLE },
+    { "SHM", UZ_PARAM_BOOL, "1",
+      "Use shared memory between ranks of the same host (0: use the network transport between them too)",
+      NULL, FIELD(shm), UZ_PARAM_TUNABLE },
+
     /* Shared-memory transport */
     { "SHM_RING_SIZE", UZ_PARAM_SIZE, "64k",
       "Bytes of the ring that carries messages from one rank to another on the same host (power of two)",

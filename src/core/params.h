@@ -44,6 +44,10 @@ struct uz_config {
     size_t eager_limit;
     int wait_spin_us;
     int wait_yield_us;
+    /* network transports */
+    int net;                    /* UZ_NET_TCP, UZ_NET_UDP */
+    char *net_if;
+    int shm;                    /* use shared memory between ranks of a host */
     /* shm transport */
     size_t shm_ring_size;
     size_t shm_fragment;
@@ -77,6 +81,7 @@ struct uz_config {
 };
 
 enum { UZ_SHM_CMA_AUTO = 0, UZ_SHM_CMA_ON = 1, UZ_SHM_CMA_OFF = 2 };
+enum { UZ_NET_TCP = 0, UZ_NET_UDP = 1 };
 
 extern struct uz_config uz_config;
 

@@ -63,3 +63,16 @@ void uz_cookie_revoke(uint64_t cookie)
     slots[idx].generation++;
     free_list[nfree++] = idx;
 }
+
+void uz_cookie_fail_peer(int world, int error)
+{
+    for (uint32_t i = 0; i < nslots; i++) {
+        uz_request *r = slots[i].req;
+        if (!r || r->peer_world != world || uz_request_is_complete(r))
+            continue;
+        r->status.MPI_ERROR = error;
+        r->status.MPI_SOURCE = r->kind == UZ_REQ_RECV ? r->msg_src : MPI_ANY_SOURCE;
+        r->status.MPI_TAG = r->kind == UZ_REQ_RECV ? r->msg_tag : MPI_ANY_TAG;
+        uz_request_complete(r);
+    }
+}

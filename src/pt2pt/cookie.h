@@ -15,4 +15,8 @@ uint64_t uz_cookie_issue(uz_request *req);
 uz_request *uz_cookie_lookup(uint64_t cookie);
 void uz_cookie_revoke(uint64_t cookie);
 
+/* Complete with `error` every request holding a cookie that waits on world
+ * rank `world` (a send waiting for its ACK or CTS, a receive for its DATA). */
+void uz_cookie_fail_peer(int world, int error);
+
 #endif /* UZ_PT2PT_COOKIE_H */

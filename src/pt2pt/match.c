@@ -210,6 +210,23 @@ int uz_posted_remove(uz_request *req)
     return 0;
 }
 
+void uz_posted_filter(int (*keep)(uz_request *req, void *arg), void *arg, void (*fail)(uz_request *req))
+{
+    for (int b = 0; b < BUCKETS; b++) {
+        for (struct match_entry *e = buckets[b]; e; e = e->next) {
+            uz_request *r = e->posted_head;
+            while (r) {
+                uz_request *next = r->next;
+                if (!keep(r, arg)) {
+                    posted_unlink(e, r);
+                    fail(r);
+                }
+                r = next;
+            }
+        }
+    }
+}
+
 void uz_match_finalize(void)
 {
     for (int b = 0; b < BUCKETS; b++) {

@@ -63,6 +63,10 @@ uz_request *uz_posted_match(uint32_t context_id, int src, int tag);
 /* Remove a posted receive (MPI_Cancel); returns 1 if it was queued. */
 int uz_posted_remove(uz_request *req);
 
+/* Remove every posted receive for which keep(req, arg) is false, calling
+ * fail(req) on each. */
+void uz_posted_filter(int (*keep)(uz_request *req, void *arg), void *arg, void (*fail)(uz_request *req));
+
 void uz_match_finalize(void);
 
 #endif /* UZ_PT2PT_MATCH_H */

@@ -23,6 +23,7 @@
 pthread_mutex_t uz_big_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int uz_shm_active;              /* the shm transport is up (see pt2pt_init.c) */
+extern int uz_net_active;       /* some peer is reached through uz_net */
 int shm_rx_pending(void);       /* shm_ring.c */
 
 static long spin_ns, yield_ns;
@@ -84,6 +85,8 @@ int uz_progress(void)
     int work = 0;
     if (UZ_LIKELY(uz_shm_active))
         work += uz_shm_progress(uz_pt2pt_on_record);
+    if (UZ_UNLIKELY(uz_net_active))
+        work += uz_net->progress(uz_pt2pt_on_record);
     if (UZ_UNLIKELY(uz_send_pending()))
         work += uz_send_flush();
     if (UZ_UNLIKELY(npollables))
@@ -115,6 +118,17 @@ static void *sleep_arg;
 static int ready_to_run(void)
 {
     return shm_rx_pending() || uz_shm_bulk_pending() || sleep_done(sleep_arg);
+}
+
+/* With network peers we sleep in poll() on their sockets and our wake
+ * socket (local peers ring that instead of the futex). */
+static void sleep_with_network(void)
+{
+    enum { MAX_FDS = 256 };
+    static struct pollfd fds[MAX_FDS + 1];
+    int timeout_ms = SLEEP_TIMEOUT_NS / 1000000;
+    int n = uz_net->pollfds(fds, MAX_FDS, &timeout_ms);
+    uz_shm_sleep_poll(fds, n, timeout_ms, ready_to_run);
 }
 
 /* Sleeping is safe only when whatever we wait for will ring our doorbell:
@@ -165,7 +179,10 @@ void uz_progress_wait(int (*done)(void *arg), void *arg)
         } else {
             sleep_done = done;
             sleep_arg = arg;
-            uz_shm_sleep(SLEEP_TIMEOUT_NS, ready_to_run);
+            if (uz_net_active)
+                sleep_with_network();
+            else
+                uz_shm_sleep(SLEEP_TIMEOUT_NS, ready_to_run);
             idle_polls = POLLS_PER_CLOCK - 1;
         }
     }

@@ -20,6 +20,7 @@ enum uz_path {
     UZ_PATH_NONE,       /* no transport (yet) */
     UZ_PATH_SELF,       /* this process */
     UZ_PATH_SHM,        /* another process on this host */
+    UZ_PATH_NET,        /* another host: the network transport (uz_net) */
 };
 
 struct uz_peer {
@@ -36,6 +37,7 @@ struct uz_peer {
     uz_request *rx_req;
     struct uz_unexpected *rx_unexp;
     size_t rx_discard;                  /* bytes to drop (truncated receive) */
+    int failed;                         /* error code once the peer is known dead, else 0 */
 };
 
 extern struct uz_peer *uz_peers;        /* indexed by world rank */
@@ -63,6 +65,10 @@ int uz_pt2pt_mrecv(void *buf, MPI_Count count, uz_datatype *dt, struct uz_unexpe
  * the message is removed from the queues and returned in *msg. */
 int uz_pt2pt_probe(int source, int tag, uz_comm *comm, uint32_t context_id, int blocking,
                    int *flag, MPI_Status *status, int take, struct uz_unexpected **msg);
+
+/* A transport found `world` dead: fail what waits on it, and make later
+ * sends to it fail with `error`. */
+void uz_pt2pt_peer_failed(int world, int error);
 
 /* Cancel a pending send or receive; MPI error code. */
 int uz_pt2pt_cancel(uz_request *req);

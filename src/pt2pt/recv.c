@@ -374,6 +374,48 @@ static void on_data(int src_world, const unsigned char *body, size_t len)
         recv_finish(r, MPI_SUCCESS);
 }
 
+/* Rendezvous data read from a stream can go straight to the receive
+ * buffer: say where (uz_recv_placer). */
+int uz_pt2pt_place(int src_world, const void *hdr, size_t hdr_len, size_t len, struct iovec *iov, int max)
+{
+    struct uz_msg_hdr h;
+    struct uz_ext_data ext;
+    if (hdr_len != HDR + sizeof(ext) || max < 1)
+        return 0;
+    memcpy(&h, hdr, HDR);
+    if (h.kind != UZ_MSG_DATA)
+        return 0;
+    memcpy(&ext, (const unsigned char *)hdr + HDR, sizeof(ext));
+    uz_request *r = uz_cookie_lookup(ext.recv_cookie);
+    if (!r || r->kind != UZ_REQ_RECV || r->peer_world != src_world || ext.offset + len > r->expected)
+        return 0;
+    if (r->contig) {
+        iov[0].iov_base = r->contig + ext.offset;
+        iov[0].iov_len = len;
+        return 1;
+    }
+    uz_dt_cursor_seek(r->cursor, ext.offset);
+    size_t got = 0;
+    int n = uz_dt_cursor_iov(r->cursor, iov, max, len, &got);
+    if (got != len) {
+        uz_dt_cursor_seek(r->cursor, ext.offset);
+        return 0;               /* too many runs for one read: take the whole record */
+    }
+    return n;
+}
+
+void uz_pt2pt_placed(int src_world, const void *hdr, size_t hdr_len, size_t len)
+{
+    struct uz_ext_data ext;
+    memcpy(&ext, (const unsigned char *)hdr + HDR, sizeof(ext));
+    uz_request *r = uz_cookie_lookup(ext.recv_cookie);
+    if (!r)
+        return;
+    r->received += len;
+    if (r->received >= r->expected)
+        recv_finish(r, MPI_SUCCESS);
+}
+
 static void on_cancel(int src_world, const struct uz_msg_hdr *h, const unsigned char *body, size_t len)
 {
     struct uz_ext_cookie ext;

@@ -41,6 +41,11 @@ static void pack_from_cursor(void *cursor, void *dst, size_t len)
     uz_dt_cursor_pack(cursor, dst, len);
 }
 
+static int iov_from_cursor(void *cursor, struct iovec *iov, int max, size_t max_bytes, size_t *bytes)
+{
+    return uz_dt_cursor_iov(cursor, iov, max, max_bytes, bytes);
+}
+
 /* Payload of `len` bytes at stream offset `offset` of the request's data
  * (the cursor is kept at `offset` by sending pieces in order). */
 static inline void payload_of(uz_request *r, size_t offset, size_t len, struct uz_payload *pl)
@@ -52,6 +57,7 @@ static inline void payload_of(uz_request *r, size_t offset, size_t len, struct u
     } else {
         pl->contig = NULL;
         pl->pack = pack_from_cursor;
+        pl->iov = iov_from_cursor;
         pl->pack_ctx = r->cursor;
     }
 }
@@ -438,6 +444,7 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
         } else {
             uz_dt_cursor_init(&cursor, buf, count, dt);
             pl.pack = pack_from_cursor;
+            pl.iov = iov_from_cursor;
             pl.pack_ctx = &cursor;
         }
         int rc = uz_path_send(p, world, &h, sizeof(h), &pl);

@@ -25,12 +25,20 @@
 /* Fills `len` bytes at `dst` with the next bytes of a message payload. */
 typedef void (*uz_pack_fn)(void *ctx, void *dst, size_t len);
 
+/* Optional source of a payload as runs of the sender's memory (a datatype
+ * cursor): fills ≤ max iovecs covering at most max_bytes of the next bytes
+ * and advances; returns their number and the bytes in *bytes.  A transport
+ * that writes from iovecs (writev) uses it instead of `pack`, so nothing
+ * is staged. */
+typedef int (*uz_payload_iov_fn)(void *ctx, struct iovec *iov, int max, size_t max_bytes, size_t *bytes);
+
 /* Where the payload of one message record comes from: either `contig`
- * (len bytes), or `pack(pack_ctx, dst, len)`. */
+ * (len bytes), or `pack(pack_ctx, dst, len)` (or, equivalently, `iov`). */
 struct uz_payload {
     const void *contig;
     uz_pack_fn pack;
     void *pack_ctx;
+    uz_payload_iov_fn iov;          /* optional: same bytes as runs, same ctx */
     size_t len;
 };
 
@@ -38,6 +46,17 @@ struct uz_payload {
  * sending rank: `msg` points at the request-layer header, `len` covers
  * header and payload.  The bytes are valid only during the call. */
 typedef void (*uz_recv_handler)(int src_world_rank, const void *msg, size_t len);
+
+/* Optional, for transports that read records from a stream (tcp): before
+ * reading a record's payload, ask where it may go.  `hdr` is the record's
+ * first `hdr_len` bytes (the request-layer header and its extension).
+ * Returns the number of runs (≤ max, covering exactly `len` bytes) of the
+ * receiver's own memory to read the payload into, or 0 when the record must
+ * be handed over whole to the uz_recv_handler.  After reading into the runs
+ * the transport calls uz_recv_placed with the same header. */
+typedef int (*uz_recv_placer)(int src_world_rank, const void *hdr, size_t hdr_len, size_t len,
+                              struct iovec *iov, int max);
+typedef void (*uz_recv_placed)(int src_world_rank, const void *hdr, size_t hdr_len, size_t len);
 
 /* A bulk transfer offered by a sender, as carried inside a message. */
 struct uz_bulk_desc {

@@ -131,11 +131,11 @@ ranks_ignoring_sigterm)
 abort)
     run -n 4 "$LAUNCH_RANK" abort 3 5
     expect_rc 5
-    expect_stderr "mpiexec: rank 3 called MPI_Abort with code 5: launch_rank gives up"
+    expect_stderr "mpiexec: rank 3 aborted the job with code 5: launch_rank gives up"
     expect_faster_than 5
     run -n 2 "$LAUNCH_RANK" abort 0 256
     expect_rc 1
-    expect_stderr "mpiexec: rank 0 called MPI_Abort with code 256: launch_rank gives up"
+    expect_stderr "mpiexec: rank 0 aborted the job with code 256: launch_rank gives up"
     ;;
 no_finalize)
     run -n 2 "$LAUNCH_RANK" nofinalize 1

@@ -68,6 +68,11 @@ OUTPUT_KINDS_MAY_BE_NULL = {
     "ERROR_CODE", "WEIGHT",
 }
 
+# Output arguments that may be NULL in particular procedures.
+NULL_OK_PARAMS = {
+    ("MPI_Info_get_string", "value"),       # with *buflen == 0 only the length is asked for
+}
+
 # Scalar input kinds that must not be negative, and the class of the error.
 NONNEGATIVE_KINDS = {
     "POLYXFER_NUM_ELEM_NNI": "count",

@@ -215,7 +215,7 @@ def gen_checks(proc, body, raise_fn, errobj):
                 body.check(f"uz_check_root({comm_obj}, {p.name}, \"{p.name}\")")
         elif (p.is_scalar and p.pointer_level >= 1 and p.kind not in rules.OUTPUT_KINDS_MAY_BE_NULL
               and (p.direction in ("out", "inout") or p.kind == "STRING")):
-            if p is errobj:
+            if p is errobj or (proc.name.removesuffix("_c"), p.name) in rules.NULL_OK_PARAMS:
                 continue
             body.check(f"uz_check_pointer({p.name}, \"{p.name}\")")
 

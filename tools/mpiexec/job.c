@@ -93,7 +93,7 @@ void job_rank_aborted(struct job *job, struct rank *r, int code, const char *mes
 {
     if (job->ending)
         return;
-    fprintf(stderr, "mpiexec: rank %d called MPI_Abort with code %d%s%s\n", r->rank, code,
+    fprintf(stderr, "mpiexec: rank %d aborted the job with code %d%s%s\n", r->rank, code,
             message[0] ? ": " : "", message);
     job->exit_code = abort_exit_code(code);
     job_kill_all(job);

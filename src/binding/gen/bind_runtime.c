@@ -395,8 +395,6 @@ UZ_EXPORT int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, 
         goto fail;
     if ((uz_rc = uz_check_pointer(buflen, "buflen")))
         goto fail;
-    if ((uz_rc = uz_check_pointer(value, "value")))
-        goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
     uz_rc = uz_mpi_Info_get_string(info_obj, key, buflen, value, flag);

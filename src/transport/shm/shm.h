@@ -17,6 +17,7 @@
 #define UZ_TRANSPORT_SHM_SHM_H
 
 #include <stddef.h>
+#include <poll.h>
 #include <stdint.h>
 
 #include "transport/transport.h"
@@ -31,6 +32,9 @@ struct uz_shm_setup {
     int node_id;
     const char *job_id;
     int (*fence)(void);
+    /* The owner will sleep in poll() on network sockets too: peers wake it
+     * with a datagram on a socket instead of the futex. */
+    int pollable_wake;
 };
 
 /* Create or attach the host segment; MPI error code on failure. */
@@ -92,6 +96,11 @@ void uz_shm_sleep(long timeout_ns, int (*ready)(void));
 
 /* Ring a local peer's doorbell if it sleeps. */
 void uz_shm_wake(int peer);
+
+/* Sleep in poll() on `fds` (network sockets) and our wake socket, as
+ * uz_shm_sleep does on the futex; only with pollable_wake.  Returns after
+ * an event, a wake-up or `timeout_ms`. */
+void uz_shm_sleep_poll(struct pollfd *fds, int nfds, int timeout_ms, int (*ready)(void));
 
 /* Memory this rank has made resident in the segment (for benchmarks). */
 size_t uz_shm_reserved_bytes(void);

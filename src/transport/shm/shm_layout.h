@@ -34,6 +34,7 @@ struct shm_ctl {
     _Alignas(SHM_CACHELINE) atomic_uint doorbell;   /* futex word */
     atomic_int sleeping;                            /* 1 while the owner may sleep */
     atomic_uint active_gen;                         /* bumped when a sender activates a ring */
+    int wake_by_socket;                             /* ring by datagram (owner also polls sockets) */
     /* Bit s: rank s has started sending to this rank. */
     _Alignas(SHM_CACHELINE) atomic_ulong active_senders[SHM_MAX_LOCAL / 64];
     /* Written by the owner at start-up. */

@@ -22,7 +22,7 @@
 #include "core/params.h"
 #include "transport/shm/shm_state.h"
 
-struct shm_state uz_shm = { .fd = -1 };
+struct shm_state uz_shm = { .fd = -1, .wake_fd = -1 };
 
 static size_t round_up(size_t v, size_t a)
 {
@@ -185,6 +185,8 @@ int uz_shm_init(const struct uz_shm_setup *s)
     uz_shm.my_ctl->world_rank = s->local_world_ranks[s->my_local];
     uz_shm.my_ctl->probe_addr = (uint64_t)(uintptr_t)&cma_probe_word;
     uz_shm.my_ctl->probe_value = cma_probe_word;
+    if (s->pollable_wake && (err = shm_wake_socket_open()))
+        return err;
     /* Our own bulk records. */
     if ((err = shm_reserve(layout.bulk_offset + (size_t)s->my_local * layout.bulk_records_per_rank *
                            sizeof(struct shm_bulk_record),
@@ -213,6 +215,7 @@ int uz_shm_init(const struct uz_shm_setup *s)
 void uz_shm_finalize(void)
 {
     shm_bulk_finalize();
+    shm_wake_socket_close();
     if (uz_shm.base)
         munmap(uz_shm.base, uz_shm.size);
     if (uz_shm.fd >= 0)
@@ -224,6 +227,7 @@ void uz_shm_finalize(void)
     free(uz_shm.rx);
     memset(&uz_shm, 0, sizeof(uz_shm));
     uz_shm.fd = -1;
+    uz_shm.wake_fd = -1;
 }
 
 void uz_shm_unlink_on_abort(void)

@@ -47,6 +47,7 @@ struct shm_state {
     unsigned seen_active_gen;
     size_t reserved;                /* bytes this rank reserved with fallocate */
     int cma;                        /* bulk transfers by cross-memory attach */
+    int wake_fd;                    /* our wake socket (pollable_wake), or -1 */
 };
 
 extern struct shm_state uz_shm;
@@ -69,6 +70,10 @@ static inline struct shm_bulk_record *shm_bulk_record_of(int local, uint32_t ind
 
 /* Reserve [offset, offset+len) of the segment; MPI error code on failure. */
 int shm_reserve(size_t offset, size_t len, const char *what);
+
+/* Wake sockets (shm_wait.c). */
+int shm_wake_socket_open(void);
+void shm_wake_socket_close(void);
 
 /* Bulk progress (shm_bulk.c): returns work done. */
 int shm_bulk_progress(void);

@@ -1,22 +1,33 @@
 /*
  * shm_wait.c — sleeping until a peer has something for us, and waking a
- * sleeping peer: a futex on the doorbell word in the sleeper's control
- * block, which lives in shared memory so that any local rank can ring it.
+ * sleeping peer.
+ *
+ * Normally the doorbell is a futex word in the sleeper's control block in
+ * shared memory, so any local rank can ring it.  A rank that also talks
+ * over the network must sleep in poll() on its sockets, where a futex
+ * cannot wake it; such a rank opens a datagram socket in the abstract
+ * namespace ("@uzura-<job>-w<rank>") and peers ring it by sending a byte.
  *
  * The sleeper announces itself (sleeping = 1, a full fence), then looks for
  * work once more, and only then sleeps on the doorbell value it read before
  * announcing.  A sender publishes its record with a full fence and then
  * reads `sleeping`; by the fences, either the sleeper's last look sees the
- * record or the sender sees the flag and rings, changing the doorbell so
- * that the futex wait returns at once.  No wake-up is lost.
+ * record or the sender sees the flag and rings.  No wake-up is lost.
  */
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/errors.h"
+#include "core/runtime.h"
 #include "transport/shm/shm_state.h"
 
 static long futex(atomic_uint *addr, int op, unsigned val, const struct timespec *ts)
@@ -36,9 +47,74 @@ void uz_shm_sleep(long timeout_ns, int (*ready)(void))
     atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
 }
 
+/* ------------------------------------------------------------ wake sockets */
+
+static socklen_t wake_address(int world_rank, struct sockaddr_un *sa)
+{
+    memset(sa, 0, sizeof(*sa));
+    sa->sun_family = AF_UNIX;
+    /* Abstract namespace: a leading NUL, no file to clean up. */
+    int n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1, "uzura-%s-w%d", uz_rt.job_id, world_rank);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
+
+int shm_wake_socket_open(void)
+{
+    struct sockaddr_un sa;
+    socklen_t len = wake_address(uz_shm.local_world_ranks[uz_shm.my_local], &sa);
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, len) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return uz_err_make(MPI_ERR_OTHER, "cannot open the wake-up socket @%s: %s", sa.sun_path + 1,
+                           strerror(e));
+    }
+    uz_shm.wake_fd = fd;
+    uz_shm.my_ctl->wake_by_socket = 1;
+    return MPI_SUCCESS;
+}
+
+void shm_wake_socket_close(void)
+{
+    if (uz_shm.wake_fd >= 0)
+        close(uz_shm.wake_fd);
+    uz_shm.wake_fd = -1;
+}
+
+void uz_shm_sleep_poll(struct pollfd *fds, int nfds, int timeout_ms, int (*ready)(void))
+{
+    struct shm_ctl *me = uz_shm.my_ctl;
+    fds[nfds].fd = uz_shm.wake_fd;
+    fds[nfds].events = POLLIN;
+    fds[nfds].revents = 0;
+    atomic_store_explicit(&me->sleeping, 1, memory_order_seq_cst);
+    if (!ready())
+        poll(fds, (nfds_t)nfds + (uz_shm.wake_fd >= 0), timeout_ms);
+    atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
+    char drain[64];
+    while (uz_shm.wake_fd >= 0 && recv(uz_shm.wake_fd, drain, sizeof(drain), 0) > 0)
+        ;
+}
+
 void uz_shm_wake(int peer)
 {
     struct shm_ctl *c = shm_ctl_of(peer);
+    if (c->wake_by_socket) {
+        struct sockaddr_un sa;
+        socklen_t len = wake_address(uz_shm.local_world_ranks[peer], &sa);
+        if (uz_shm.wake_fd < 0) {
+            /* We have no socket of our own: send from a throwaway one. */
+            int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+            if (fd >= 0) {
+                sendto(fd, "", 1, MSG_DONTWAIT, (struct sockaddr *)&sa, len);
+                close(fd);
+            }
+        } else {
+            sendto(uz_shm.wake_fd, "", 1, MSG_DONTWAIT, (struct sockaddr *)&sa, len);
+        }
+        return;
+    }
     atomic_fetch_add_explicit(&c->doorbell, 1, memory_order_seq_cst);
     futex(&c->doorbell, FUTEX_WAKE, INT_MAX, NULL);
 }

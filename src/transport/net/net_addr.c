@@ -1,0 +1,85 @@
+/*
+ * net_addr.c — the local addresses a rank publishes for network transports.
+ *
+ * Every IPv4 address of an interface that is up, in interface order, or
+ * only those of the interfaces named in UZURA_NET_IF.  Loopback comes last
+ * and is marked, because only peers on the same host may use it: it is
+ * never what a rank on another host should try.
+ */
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/errors.h"
+#include "core/params.h"
+#include "transport/net/net.h"
+
+uint8_t uz_net_job_key[UZ_NET_KEY_BYTES];
+struct uz_net_stats uz_net_stats;
+
+static int wanted(const char *ifname)
+{
+    const char *list = uz_config.net_if;
+    if (!list || !*list)
+        return 1;
+    size_t n = strlen(ifname);
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncmp(p, ifname, n) == 0)
+            return 1;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return 0;
+}
+
+int uz_net_local_addresses(char (*addrs)[64], int max, int *loopback_index)
+{
+    struct ifaddrs *list, *ifa;
+    int n = 0;
+    *loopback_index = -1;
+    if (getifaddrs(&list) != 0)
+        return 0;
+    for (int pass = 0; pass < 2; pass++) {          /* real interfaces first, loopback last */
+        for (ifa = list; ifa && n < max; ifa = ifa->ifa_next) {
+            if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != AF_INET || !(ifa->ifa_flags & IFF_UP))
+                continue;
+            int loop = (ifa->ifa_flags & IFF_LOOPBACK) != 0;
+            if (loop != pass)
+                continue;
+            if (!loop && !wanted(ifa->ifa_name))
+                continue;
+            const struct sockaddr_in *sin = (const struct sockaddr_in *)ifa->ifa_addr;
+            inet_ntop(AF_INET, &sin->sin_addr, addrs[n], 64);
+            if (loop) {
+                if (*loopback_index >= 0)
+                    continue;           /* one loopback address is enough */
+                *loopback_index = n;
+            }
+            n++;
+        }
+    }
+    freeifaddrs(list);
+    return n;
+}
+
+/* ----------------------------------------------- transports not built in */
+
+/* A build without one of the network transports links these instead: asking
+ * for it is then a clear error at MPI_Init, never a silent fallback. */
+static int transport_missing(const struct uz_net_setup *setup, char *card, size_t cardlen)
+{
+    (void)setup;
+    (void)card;
+    (void)cardlen;
+    return uz_err_make(MPI_ERR_UNSUPPORTED_OPERATION, "UZURA_NET=%s: this transport is not in this build "
+                       "of Uzura (uzura_info lists the transports)", uz_config.net == UZ_NET_UDP ? "udp" : "tcp");
+}
+
+__attribute__((weak)) const struct uz_net_ops uz_tcp_ops = { .name = "tcp", .open = transport_missing };
+__attribute__((weak)) const struct uz_net_ops uz_udp_ops = { .name = "udp", .open = transport_missing };
