@@ -310,7 +310,8 @@ static uint32_t add_node(struct dlb *b, struct uz_dl_item *v, size_t n)
         if (d > node.depth)
             node.depth = d;
     }
-    memcpy(&b->items[b->nitems], v, n * sizeof(*v));
+    if (n > 0)
+        memcpy(&b->items[b->nitems], v, n * sizeof(*v));
     b->nitems += (uint32_t)n;
     b->nodes[b->nnodes] = node;
     return b->nnodes++;
@@ -325,12 +326,18 @@ static uint32_t import(struct dlb *b, const struct uz_dt_layout *l)
         !DLB_RESERVE(b, sigs, nsigs, csigs, l->nsigs))
         return 0;
     uint32_t noff = b->nnodes, ioff = b->nitems, loff = b->nleaves, soff = b->nsigs;
-    memcpy(&b->nodes[noff], uz_dl_nodes(l), l->nnodes * sizeof(struct uz_dl_node));
-    memcpy(&b->items[ioff], uz_dl_items(l), l->nitems * sizeof(struct uz_dl_item));
-    memcpy(&b->leaves[loff], uz_dl_leaves(l), l->nleaves * sizeof(struct uz_dl_leaf));
-    memcpy(&b->sigs[soff], uz_dl_sigs(l), l->nsigs * sizeof(struct uz_dl_sig));
-    for (uint32_t i = 0; i < l->nnodes; i++)
+    if (l->nnodes)
+        memcpy(&b->nodes[noff], uz_dl_nodes(l), l->nnodes * sizeof(struct uz_dl_node));
+    if (l->nitems)
+        memcpy(&b->items[ioff], uz_dl_items(l), l->nitems * sizeof(struct uz_dl_item));
+    if (l->nleaves)
+        memcpy(&b->leaves[loff], uz_dl_leaves(l), l->nleaves * sizeof(struct uz_dl_leaf));
+    if (l->nsigs)
+        memcpy(&b->sigs[soff], uz_dl_sigs(l), l->nsigs * sizeof(struct uz_dl_sig));
+    for (uint32_t i = 0; i < l->nnodes; i++) {
         b->nodes[noff + i].item += ioff;
+        b->nodes[noff + i].runs = 0;    /* finish() lists runs again */
+    }
     for (uint32_t i = 0; i < l->nitems; i++) {
         uint32_t *c = &b->items[ioff + i].child;
         *c = (*c & UZ_DL_LEAF) ? ((*c & ~UZ_DL_LEAF) + loff) | UZ_DL_LEAF : *c + noff;
@@ -388,6 +395,34 @@ static void enumerate_runs(const struct dlb *b, const struct uz_dl_item *it, int
 
 /* ----------------------------------------------------------------- finish */
 
+/* Leaves equal in content share one index in the final layout (an indexed
+ * type's blocks come in a few lengths), found through a small hash table. */
+struct leaf_set {
+    uint32_t *slot;             /* 1 + new leaf index, 0 when empty */
+    uint32_t mask;
+};
+
+static uint32_t leaf_hash(const struct dlb *b, uint32_t leaf)
+{
+    const struct uz_dl_leaf *l = &b->leaves[leaf];
+    uint64_t h = l->len * 0x9e3779b97f4a7c15ull ^ l->unit_len * 0xc2b2ae3d27d4eb4full;
+    for (uint32_t i = 0; i < l->nsig; i++)
+        h = (h ^ b->sigs[l->sig + i].n ^ (uint64_t)b->sigs[l->sig + i].type << 40) *
+            0x100000001b3ull;
+    return (uint32_t)(h ^ h >> 32);
+}
+
+/* A node lists its items as runs when they are all single runs. */
+static int wants_runs(const struct dlb *b, const struct uz_dl_node *n)
+{
+    if (n->nitems < 2 || n->depth != 1)
+        return 0;
+    for (uint32_t i = 0; i < n->nitems; i++)
+        if (b->items[n->item + i].count != 1)
+            return 0;
+    return 1;
+}
+
 /* Copy what the root reaches into one block, renumbering as we go. */
 static struct uz_dt_layout *finish(struct dlb *b, uint32_t root)
 {
@@ -395,20 +430,23 @@ static struct uz_dt_layout *finish(struct dlb *b, uint32_t root)
         return NULL;
     uint32_t *nmap = malloc((b->nnodes + 1) * sizeof(uint32_t));
     uint32_t *lmap = malloc((b->nleaves + 1) * sizeof(uint32_t));
+    uint32_t *lorig = malloc((b->nleaves + 1) * sizeof(uint32_t));
     uint32_t *stack = malloc((b->nnodes + 1) * sizeof(uint32_t));
+    uint32_t *next = calloc(b->nnodes + 1, sizeof(uint32_t));
+    struct leaf_set set = { 0 };
+    for (set.mask = 15; set.mask < 2 * b->nleaves; set.mask = set.mask * 2 + 1)
+        ;
+    set.slot = calloc((size_t)set.mask + 1, sizeof(uint32_t));
     struct uz_dt_layout *l = NULL;
-    if (!nmap || !lmap || !stack)
+    if (!nmap || !lmap || !lorig || !stack || !next || !set.slot)
         goto out;
     memset(nmap, 0xff, (b->nnodes + 1) * sizeof(uint32_t));
     memset(lmap, 0xff, (b->nleaves + 1) * sizeof(uint32_t));
-    uint32_t nn = 0, ni = 0, nl = 0, ns = 0, sp = 0;
+    uint32_t nn = 0, ni = 0, nl = 0, ns = 0, nr = 0, sp = 0;
     /* Depth-first from the root; a node is numbered when all its children
      * are (post-order), then the numbers are reversed below so that every
      * child has a larger index than each of its parents: the invariant
      * uz_dl_validate() relies on to rule out cycles. */
-    uint32_t *next = calloc(b->nnodes + 1, sizeof(uint32_t));
-    if (next == NULL)
-        goto out;
     nmap[root] = UINT32_MAX - 1;        /* on the stack */
     stack[sp++] = root;
     while (sp > 0) {
@@ -417,9 +455,24 @@ static struct uz_dt_layout *finish(struct dlb *b, uint32_t root)
         if (next[x] < n->nitems) {
             uint32_t c = b->items[n->item + next[x]++].child;
             if (c & UZ_DL_LEAF) {
-                if (lmap[c & ~UZ_DL_LEAF] == UINT32_MAX) {
-                    lmap[c & ~UZ_DL_LEAF] = nl++;
-                    ns += b->leaves[c & ~UZ_DL_LEAF].nsig;
+                uint32_t lf = c & ~UZ_DL_LEAF;
+                if (lmap[lf] != UINT32_MAX)
+                    continue;
+                const struct uz_dl_leaf *p = &b->leaves[lf];
+                for (uint32_t h = leaf_hash(b, lf);; h++) {
+                    uint32_t *slot = &set.slot[h & set.mask];
+                    if (*slot == 0) {
+                        *slot = nl + 1;
+                        lorig[nl] = lf;
+                        lmap[lf] = nl++;
+                        ns += p->nsig;
+                        break;
+                    }
+                    const struct uz_dl_leaf *q = &b->leaves[lorig[*slot - 1]];
+                    if (q->len == p->len && same_unit(b, p, q)) {
+                        lmap[lf] = *slot - 1;
+                        break;
+                    }
                 }
             } else if (nmap[c] == UINT32_MAX) {
                 nmap[c] = UINT32_MAX - 1;
@@ -429,50 +482,76 @@ static struct uz_dt_layout *finish(struct dlb *b, uint32_t root)
         }
         nmap[x] = nn++;
         ni += n->nitems;
+        if (wants_runs(b, n))
+            nr += n->nitems;
         sp--;
     }
-    free(next);
     for (uint32_t i = 0; i < b->nnodes; i++)
         if (nmap[i] < nn)
             nmap[i] = nn - 1 - nmap[i];
-    size_t bytes = uz_dl_bytes_for(nn, ni, nl, ns);
+    size_t bytes = uz_dl_bytes_for(nn, ni, nl, ns, nr);
     l = calloc(1, bytes);
     if (l == NULL)
         goto out;
     *l = (struct uz_dt_layout){ .magic = UZ_DL_MAGIC, .root = 0, .nnodes = nn, .nitems = ni,
-                                .nleaves = nl, .nsigs = ns, .bytes = bytes };
+                                .nleaves = nl, .nsigs = ns, .nruns = nr, .bytes = bytes };
     struct uz_dl_node *nodes = (struct uz_dl_node *)uz_dl_nodes(l);
     struct uz_dl_item *items = (struct uz_dl_item *)uz_dl_items(l);
     struct uz_dl_leaf *leaves = (struct uz_dl_leaf *)uz_dl_leaves(l);
     struct uz_dl_sig *sigs = (struct uz_dl_sig *)uz_dl_sigs(l);
-    uint32_t icur = 0, scur = 0;
+    struct uz_dl_run *runs = (struct uz_dl_run *)uz_dl_runs(l);
+    uint32_t icur = 0, scur = 0, rcur = 0;
     for (uint32_t old = 0; old < b->nnodes; old++) {
         if (nmap[old] == UINT32_MAX)
             continue;
         struct uz_dl_node n = b->nodes[old];
+        int with_runs = wants_runs(b, &n);
         for (uint32_t i = 0; i < n.nitems; i++) {
             struct uz_dl_item it = b->items[n.item + i];
+            if (with_runs)
+                runs[rcur + i] = (struct uz_dl_run){ it.disp, child_size(b, it.child) };
             it.child = (it.child & UZ_DL_LEAF) ? lmap[it.child & ~UZ_DL_LEAF] | UZ_DL_LEAF
                                                : nmap[it.child];
             items[icur + i] = it;
         }
         n.item = icur;
         icur += n.nitems;
+        n.runs = with_runs ? rcur + 1 : 0;
+        rcur += with_runs ? n.nitems : 0;
         nodes[nmap[old]] = n;
     }
-    for (uint32_t old = 0; old < b->nleaves; old++) {
-        if (lmap[old] == UINT32_MAX)
-            continue;
-        struct uz_dl_leaf lf = b->leaves[old];
+    /* Runs per instance, children first (they have the larger indices):
+     * a hint for choosing between iovecs and packing (uz_dt_mean_run). */
+    uint64_t *nrun = malloc((nn + 1) * sizeof(uint64_t));
+    if (nrun != NULL) {
+        for (uint32_t i = nn; i-- > 0;) {
+            uint64_t total = 0;
+            for (uint32_t k = 0; k < nodes[i].nitems; k++) {
+                const struct uz_dl_item *it = &items[nodes[i].item + k];
+                uint64_t per = (it->child & UZ_DL_LEAF) ? 1 : nrun[it->child];
+                total += it->count * per;
+                if (total > UINT32_MAX)
+                    total = UINT32_MAX;
+            }
+            nrun[i] = total;
+        }
+        l->root_runs = (uint32_t)nrun[0];
+        free(nrun);
+    }
+    for (uint32_t j = 0; j < nl; j++) {
+        struct uz_dl_leaf lf = b->leaves[lorig[j]];
         memcpy(&sigs[scur], &b->sigs[lf.sig], lf.nsig * sizeof(*sigs));
         lf.sig = scur;
         scur += lf.nsig;
-        leaves[lmap[old]] = lf;
+        leaves[j] = lf;
     }
 out:
     free(nmap);
     free(lmap);
+    free(lorig);
     free(stack);
+    free(next);
+    free(set.slot);
     return l;
 }
 

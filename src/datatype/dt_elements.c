@@ -126,6 +126,14 @@ MPI_Count uz_dt_elements_to_bytes(const uz_datatype *dt, MPI_Count elements)
     return bytes;
 }
 
+size_t uz_dt_mean_run(const uz_datatype *dt)
+{
+    uint32_t runs = dt->layout->root_runs;
+    if (dt->size == 0)
+        return 0;
+    return (size_t)dt->size / (runs ? runs : 1);
+}
+
 const uz_datatype *uz_dt_homogeneous_basic(const uz_datatype *dt)
 {
     return dt->basic;

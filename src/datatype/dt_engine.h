@@ -96,6 +96,13 @@ MPI_Count uz_dt_elements(const uz_datatype *dt, MPI_Count bytes);
  * `elements` basic elements of a stream of dt. */
 MPI_Count uz_dt_elements_to_bytes(const uz_datatype *dt, MPI_Count elements);
 
+/* Mean length in bytes of the contiguous runs of one element of dt: how
+ * well scatter/gather suits the type.  One iovec per run costs far more
+ * than copying a short run, so below a few hundred bytes per run, moving
+ * the data through a buffer with the cursor's pack/unpack beats handing
+ * iovecs to process_vm_readv (docs/datatypes.md has the measurements). */
+size_t uz_dt_mean_run(const uz_datatype *dt);
+
 /* If every basic element of dt is the same predefined type (a MINLOC pair
  * type counts as one), that type, else NULL.  For reductions. */
 const uz_datatype *uz_dt_homogeneous_basic(const uz_datatype *dt);

@@ -68,10 +68,4 @@ int uz_dt_create_darray(int size, int rank, int ndims, const MPI_Count gsizes[],
                         const int distribs[], const int dargs[], const int psizes[], int order,
                         const uz_datatype *old, uz_datatype **out);
 
-/* The handle to give the user (built-in or heap). */
-static inline MPI_Datatype uz_dt_handle(const uz_datatype *dt)
-{
-    return uz_datatype_handle(dt);
-}
-
 #endif /* UZ_DATATYPE_DT_INTERNAL_H */

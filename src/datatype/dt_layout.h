@@ -11,6 +11,10 @@
  *   leaf  — one contiguous run of `len` bytes, made of len/unit_len copies
  *           of a unit whose basic elements the signature entries list.
  *
+ *   run   — (disp, len): a node whose items are all single runs (an indexed
+ *           type, a struct of basic types) also lists them in this compact
+ *           form, which is all the pack loop reads: 16 bytes per block.
+ *
  * So a vector of floats is one node with one item {count, stride, leaf 4},
  * a 3-d subarray is three nested single-item nodes (or fewer, when
  * dimensions merge), an indexed type is one node with an item per block,
@@ -67,18 +71,25 @@ struct uz_dl_node {
     uint32_t item;              /* first item */
     uint32_t nitems;
     uint32_t depth;             /* node levels from here down (1 = leaves only) */
-    uint32_t pad;
+    uint32_t runs;              /* 1 + first run when the items are listed as runs, or 0 */
     uint64_t size;              /* packed bytes of one instance */
     uint64_t nelems;            /* basic elements of one instance */
     uint64_t ext32;             /* external32 bytes of one instance */
 };
 
+struct uz_dl_run {
+    int64_t disp;               /* from the node's base */
+    uint64_t len;
+};
+
 struct uz_dt_layout {
     uint32_t magic;             /* UZ_DL_MAGIC: checked when deserialising */
     uint32_t root;              /* index of the root node */
-    uint32_t nnodes, nitems, nleaves, nsigs;
+    uint32_t nnodes, nitems, nleaves, nsigs, nruns;
+    uint32_t root_runs;         /* contiguous runs in one instance (saturates) */
     uint64_t bytes;             /* of this whole block, header included */
-    /* then, each 8-byte aligned: nodes, items, leaves, signature entries */
+    /* then, each 8-byte aligned: nodes, items, leaves, signature entries,
+     * runs */
 };
 
 #define UZ_DL_MAGIC 0x757a646cu   /* "uzdl" */
@@ -103,12 +114,17 @@ static inline const struct uz_dl_sig *uz_dl_sigs(const struct uz_dt_layout *l)
     return (const struct uz_dl_sig *)(uz_dl_leaves(l) + l->nleaves);
 }
 
+static inline const struct uz_dl_run *uz_dl_runs(const struct uz_dt_layout *l)
+{
+    return (const struct uz_dl_run *)(uz_dl_sigs(l) + l->nsigs);
+}
+
 static inline size_t uz_dl_bytes_for(uint32_t nnodes, uint32_t nitems, uint32_t nleaves,
-                                     uint32_t nsigs)
+                                     uint32_t nsigs, uint32_t nruns)
 {
     return sizeof(struct uz_dt_layout) + nnodes * sizeof(struct uz_dl_node) +
            nitems * sizeof(struct uz_dl_item) + nleaves * sizeof(struct uz_dl_leaf) +
-           nsigs * sizeof(struct uz_dl_sig);
+           nsigs * sizeof(struct uz_dl_sig) + nruns * sizeof(struct uz_dl_run);
 }
 
 static inline const struct uz_dl_node *uz_dl_root(const struct uz_dt_layout *l)

@@ -64,13 +64,14 @@ int uz_dl_validate(const struct uz_dt_layout *l, size_t len)
 {
     if (len < sizeof(*l) || l->magic != UZ_DL_MAGIC || l->bytes != len || l->nnodes == 0 ||
         l->root >= l->nnodes || l->nnodes > len || l->nitems > len || l->nleaves > len ||
-        l->nsigs > len ||
-        uz_dl_bytes_for(l->nnodes, l->nitems, l->nleaves, l->nsigs) != len)
+        l->nsigs > len || l->nruns > len ||
+        uz_dl_bytes_for(l->nnodes, l->nitems, l->nleaves, l->nsigs, l->nruns) != len)
         return 0;
     const struct uz_dl_node *nodes = uz_dl_nodes(l);
     const struct uz_dl_item *items = uz_dl_items(l);
     const struct uz_dl_leaf *leaves = uz_dl_leaves(l);
     const struct uz_dl_sig *sigs = uz_dl_sigs(l);
+    const struct uz_dl_run *runs = uz_dl_runs(l);
     for (uint32_t i = 0; i < l->nleaves; i++) {
         const struct uz_dl_leaf *lf = &leaves[i];
         if (lf->unit_len == 0 || lf->len == 0 || lf->len % lf->unit_len || lf->nsig == 0 ||
@@ -152,6 +153,19 @@ int uz_dl_validate(const struct uz_dt_layout *l, size_t len)
         if (ok && (size != n->size || elems != n->nelems || ext32 != n->ext32 ||
                    depth != n->depth || depth > UZ_DL_MAX_DEPTH - 1))
             ok = 0;
+        /* The compact run list, when there is one, must say exactly what
+         * the items say: the pack loop trusts it alone. */
+        if (ok && n->runs != 0) {
+            uint32_t r = n->runs - 1;
+            if (r >= l->nruns || n->nitems > l->nruns - r)
+                ok = 0;
+            for (uint32_t k = 0; ok && k < n->nitems; k++) {
+                const struct uz_dl_item *it = &items[n->item + k];
+                if (!(it->child & UZ_DL_LEAF) || it->count != 1 || runs[r + k].disp != it->disp ||
+                    runs[r + k].len != leaves[it->child & ~UZ_DL_LEAF].len)
+                    ok = 0;
+            }
+        }
         span[i] = s;
     }
     free(span);

@@ -32,6 +32,10 @@
 
 enum { HDR = sizeof(struct uz_msg_hdr) };
 
+/* Mean run length (bytes) below which a non-contiguous receive buffer is
+ * not filled by a one-copy pull. */
+enum { BULK_MIN_RUN_RECV = 256 };
+
 struct uz_pt2pt_stats uz_pt2pt_stats;
 
 unsigned long uz_recv_dropped_records(void)
@@ -146,7 +150,10 @@ static void start_rendezvous(uz_request *r, const struct uz_msg_hdr *h, const st
                              int src_world)
 {
     struct uz_peer *p = &uz_peers[src_world];
-    if (rts->has_bulk && p->path == UZ_PATH_SHM && uz_shm_bulk_available()) {
+    /* Local runs cost about 50 ns each in process_vm_readv: short ones are
+     * better unpacked from DATA records. */
+    if (rts->has_bulk && p->path == UZ_PATH_SHM && uz_shm_bulk_available() &&
+        (r->contig || uz_dt_mean_run(r->datatype) >= BULK_MIN_RUN_RECV)) {
         struct iovec *iov;
         int n;
         if (recv_runs(r, &iov, &n) == 0) {

@@ -25,6 +25,10 @@
 
 enum { HDR = sizeof(struct uz_msg_hdr) };
 
+/* Mean run length (bytes) below which a non-contiguous send buffer is not
+ * offered for a one-copy pull. */
+enum { BULK_MIN_RUN_SEND = 4096 };
+
 static inline void fill_hdr(struct uz_msg_hdr *h, uint8_t kind, uint8_t flags, int tag,
                             uint32_t context_id, int src)
 {
@@ -253,7 +257,10 @@ static int step_rts(struct uz_peer *p, uz_request *r)
     unsigned char rec[HDR + sizeof(struct uz_ext_rts)];
     struct uz_msg_hdr *h = (struct uz_msg_hdr *)rec;
     struct uz_ext_rts ext = { .size = r->bytes, .cookie = r->cookie };
-    if (p->has_bulk && !r->bulk_offered) {
+    /* One-copy pulls pay per memory run (process_vm_readv costs about
+     * 300 ns per remote run), so a layout of short runs is better packed
+     * through the transport by the CTS/DATA path. */
+    if (p->has_bulk && !r->bulk_offered && (r->contig || uz_dt_mean_run(r->datatype) >= BULK_MIN_RUN_SEND)) {
         if (!r->bulk_iov && bulk_runs(r) != 0)
             return uz_err_make(MPI_ERR_NO_MEM, "out of memory describing a %zu-byte message", r->bytes);
         int rc = uz_shm_bulk_offer(p->local, r->bulk_iov, r->bulk_niov, r->bytes, r, &r->bulk);
