@@ -35,15 +35,15 @@ static long long shm_used(void)
     return (long long)(s.f_blocks - s.f_bfree) * (long long)s.f_frsize;
 }
 
-static void exchange(int peer, int rank)
+static void exchange(int to, int from, int rank)
 {
     char out[1024], in[1024];
     memset(out, rank, sizeof(out));
     /* A small and a large message, so that every protocol's memory shows. */
     static char big_out[1 << 20], big_in[1 << 20];
-    MPI_Sendrecv(out, sizeof(out), MPI_BYTE, peer, 0, in, sizeof(in), MPI_BYTE, peer, 0, MPI_COMM_WORLD,
+    MPI_Sendrecv(out, sizeof(out), MPI_BYTE, to, 0, in, sizeof(in), MPI_BYTE, from, 0, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
-    MPI_Sendrecv(big_out, sizeof(big_out), MPI_BYTE, peer, 1, big_in, sizeof(big_in), MPI_BYTE, peer, 1,
+    MPI_Sendrecv(big_out, sizeof(big_out), MPI_BYTE, to, 1, big_in, sizeof(big_in), MPI_BYTE, from, 1,
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
@@ -62,8 +62,9 @@ int main(int argc, char **argv)
             MPI_Sendrecv(&out, 1, MPI_BYTE, to, 0, &in, 1, MPI_BYTE, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
     } else if (size > 1) {
-        exchange((rank + 1) % size, rank);
-        exchange((rank - 1 + size) % size, rank);
+        int next = (rank + 1) % size, prev = (rank - 1 + size) % size;
+        exchange(next, prev, rank);     /* each rank talks to its two neighbours, both ways */
+        exchange(prev, next, rank);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     long mine[2] = { status_kb("VmRSS"), status_kb("RssShmem") };

@@ -118,6 +118,13 @@ static inline int uz_check_root(const uz_comm *comm, int root, const char *arg)
                        root, arg, comm->is_inter ? comm->remote_size : comm->size);
 }
 
+/* Is this process the root of a rooted collective (MPI_ROOT on the root
+ * side of an intercommunicator)? */
+static inline int uz_at_root(const uz_comm *comm, int root)
+{
+    return comm->is_inter ? root == MPI_ROOT : comm->rank == root;
+}
+
 /* Narrowing of a large-count result for the int-count variant: values that
  * do not fit become MPI_UNDEFINED, as the standard asks of counts. */
 static inline int uz_count_to_int(MPI_Count value)

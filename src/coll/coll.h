@@ -7,6 +7,11 @@
  * on the communicator's collective context (context_id + 1), so its
  * messages never match user point-to-point traffic, and returns an MPI
  * error code.  Arguments have been checked by the binding layer.
+ *
+ * They are blocking collectives like the MPI procedures: every rank of the
+ * communicator must call them in the same order as its other collectives.
+ * They take the request layer's lock (pt2pt/lock.h) themselves, so call
+ * them without holding it.  docs/collectives.md describes the algorithms.
  */
 #ifndef UZ_COLL_COLL_H
 #define UZ_COLL_COLL_H

@@ -64,16 +64,11 @@ void uz_comm_retain(uz_comm *c)
     uz_object_retain(&c->obj);
 }
 
-/* Destroying a communicator's parts beyond the groups (attributes,
- * topology, context id) belongs to the code that made them. */
-void (*uz_comm_destroy_hook)(uz_comm *c);
-
 void uz_comm_release(uz_comm *c)
 {
     if (!uz_object_release(&c->obj))
         return;
-    if (uz_comm_destroy_hook)
-        uz_comm_destroy_hook(c);
+    uz_comm_destroy_parts(c);
     if (c->remote_group != c->local_group)
         uz_group_release(c->remote_group);
     uz_group_release(c->local_group);

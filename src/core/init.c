@@ -126,6 +126,10 @@ int uz_mpi_Init_thread(int *argc, char ***argv, int required, int *provided)
 int uz_mpi_Finalize(void)
 {
     int err;
+    /* MPI_COMM_SELF's attribute delete callbacks run first, while MPI is
+     * still fully usable (MPI-4.1 §11.2.2). */
+    if ((err = uz_comm_finalize_attrs()))
+        return err;
     pthread_mutex_lock(&init_lock);
     if ((err = uz_layers_finalize())) {
         pthread_mutex_unlock(&init_lock);

@@ -48,6 +48,28 @@ struct uz_config {
     int net;                    /* UZ_NET_TCP, UZ_NET_UDP */
     char *net_if;
     int shm;                    /* use shared memory between ranks of a host */
+    /* tcp transport (src/transport/tcp/) */
+    size_t tcp_record;
+    size_t tcp_queue;
+    size_t tcp_sndbuf;
+    size_t tcp_rcvbuf;
+    /* udp transport (src/transport/udp/) */
+    size_t udp_mtu;
+    size_t udp_record;
+    int udp_window;
+    size_t udp_window_bytes;
+    size_t udp_sockbuf;
+    int udp_rto_us;
+    int udp_rto_max_us;
+    double udp_peer_timeout;
+    int udp_retries;
+    int udp_ack_every;
+    int udp_ack_delay_us;
+    double udp_stop_high;
+    double udp_stop_low;
+    int udp_mac_payload;
+    int udp_ether;
+    char *udp_faults;
     /* shm transport */
     size_t shm_ring_size;
     size_t shm_fragment;
@@ -73,11 +95,14 @@ struct uz_config {
     size_t coll_allgather_long;
     size_t coll_alltoall_short;
     size_t coll_shm_max;
+    size_t coll_shm_slot;
+    size_t coll_shm_rooted_min;
     char *job_id;
     char *job_key;
     int local_rank;
     int local_size;
     int node_id;
+    int num_nodes;
 };
 
 enum { UZ_SHM_CMA_AUTO = 0, UZ_SHM_CMA_ON = 1, UZ_SHM_CMA_OFF = 2 };

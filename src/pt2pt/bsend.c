@@ -204,6 +204,17 @@ static int detach(struct uz_bsend_buffer **slot, void *buffer_addr, MPI_Count *s
     return MPI_SUCCESS;
 }
 
+void uz_bsend_comm_free(uz_comm *comm)
+{
+    struct uz_bsend_buffer *b = comm->bsend;
+    if (!b)
+        return;
+    drain(b);
+    free(b->blocks);
+    free(b);
+    comm->bsend = NULL;
+}
+
 int uz_mpi_Buffer_attach_c(void *buffer, MPI_Count size)
 {
     return attach(&process_buffer, buffer, size, "the process");

@@ -13,4 +13,8 @@
 int uz_bsend_start(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag, uz_comm *comm,
                    uz_request **out);
 
+/* A communicator is being destroyed: release its attached buffer's
+ * bookkeeping (the user's memory stays theirs). */
+void uz_bsend_comm_free(uz_comm *comm);
+
 #endif /* UZ_PT2PT_BSEND_H */

@@ -59,6 +59,22 @@ def errhandler_null_allowed(proc, param) -> bool:
                          "MPI_Win_create_from_group")
 
 
+# Handle arguments that may be the null handle, which reaches the
+# implementation as a NULL object, and the null handle's name.
+NULL_HANDLE_NAMES = {"INFO": "MPI_INFO_NULL", "ERRHANDLER": "MPI_ERRHANDLER_NULL",
+                     "COMMUNICATOR": "MPI_COMM_NULL"}
+
+
+def handle_null_allowed(proc, param) -> bool:
+    if param.kind == "INFO":
+        return info_null_allowed(proc, param)
+    if param.kind == "ERRHANDLER":
+        return errhandler_null_allowed(proc, param)
+    # The peer communicator of MPI_Intercomm_create matters only at the
+    # local leader (MPI-4.1 §7.6.2).
+    return (proc.name, param.name) == ("MPI_Intercomm_create", "peer_comm")
+
+
 # Kinds that name an output a caller must provide storage for; a NULL there
 # is MPI_ERR_ARG.  (Buffers, statuses and attribute values may be NULL.)
 OUTPUT_KINDS_MAY_BE_NULL = {
@@ -71,7 +87,26 @@ OUTPUT_KINDS_MAY_BE_NULL = {
 # Output arguments that may be NULL in particular procedures.
 NULL_OK_PARAMS = {
     ("MPI_Info_get_string", "value"),       # with *buflen == 0 only the length is asked for
+    ("MPI_Init", "argc"), ("MPI_Init", "argv"),             # MPI_Init(NULL, NULL)
+    ("MPI_Init_thread", "argc"), ("MPI_Init_thread", "argv"),
 }
+
+
+def significance_guard(proc, param):
+    """A C condition under which the argument matters, or None when it
+    always does.  Arguments that the standard makes significant only at the
+    root, and the send (receive) count and type when the send (receive)
+    buffer is MPI_IN_PLACE, are neither converted nor checked otherwise:
+    ranks commonly pass anything there."""
+    names = {p.name for p in proc.params}
+    guards = []
+    if param.root_only and "root" in names and "comm" in names:
+        guards.append("uz_at_root(comm_obj, root)")
+    if param.name in ("sendcount", "sendtype") and "sendbuf" in names:
+        guards.append("sendbuf != MPI_IN_PLACE")
+    if param.name in ("recvcount", "recvtype") and "recvbuf" in names:
+        guards.append("recvbuf != MPI_IN_PLACE")
+    return " && ".join(guards) or None
 
 # Scalar input kinds that must not be negative, and the class of the error.
 NONNEGATIVE_KINDS = {

@@ -118,9 +118,13 @@ class Body:
         self.decls = []
         self.lines = []
         self.uses_fail = False
+        self.indent = ""
+
+    def line(self, text):
+        self.lines.append(self.indent + text)
 
     def check(self, expr):
-        self.lines.append(f"    if ((uz_rc = {expr}))\n        goto fail;\n")
+        self.lines.append(f"{self.indent}    if ((uz_rc = {expr}))\n{self.indent}        goto fail;\n")
         self.uses_fail = True
 
 
@@ -171,24 +175,26 @@ def gen_checks(proc, body, raise_fn, errobj):
         params.insert(0, errobj)
     comm_obj = None
     for p in params:
+        guard = rules.significance_guard(proc, p)
         if converts(proc, p):
             typ, getter, errclass, what = rules.HANDLE_KINDS[p.kind]
             var = f"{p.name}_obj"
-            if p is errobj:
-                body.decls.append(f"    {typ} *{var} = NULL;\n")
-            else:
-                body.decls.append(f"    {typ} *{var};\n")
-            body.lines.append(f"    {var} = {getter}({p.name});\n")
-            null_ok = ((p.kind == "INFO" and rules.info_null_allowed(proc, p)) or
-                       (p.kind == "ERRHANDLER" and rules.errhandler_null_allowed(proc, p)))
-            null_handle = {"INFO": "MPI_INFO_NULL", "ERRHANDLER": "MPI_ERRHANDLER_NULL"}.get(p.kind)
-            if null_ok:
+            body.decls.append(f"    {typ} *{var} = NULL;\n")
+            if guard:
+                body.lines.append(f"    if ({guard}) {{\n")
+                body.indent = "    "
+            body.line(f"    {var} = {getter}({p.name});\n")
+            if rules.handle_null_allowed(proc, p):
+                null_handle = rules.NULL_HANDLE_NAMES[p.kind]
                 body.check(f"{p.name} == {null_handle} ? MPI_SUCCESS : "
                            f"uz_check_handle({var}, {errclass}, \"{p.name}\", \"{what}\")")
             else:
                 body.check(f"uz_check_handle({var}, {errclass}, \"{p.name}\", \"{what}\")")
             if p.kind == "DATATYPE" and rules.datatype_must_be_committed(proc):
                 body.check(f"uz_check_committed({var}, \"{p.name}\")")
+            if guard:
+                body.indent = ""
+                body.lines.append("    }\n")
             if p.kind == "COMMUNICATOR" and comm_obj is None:
                 comm_obj = var
         elif p is errobj and p.direction == "inout":
@@ -199,10 +205,12 @@ def gen_checks(proc, body, raise_fn, errobj):
     for p in params:
         if p.is_varargs or converts(proc, p):
             continue
+        guard = rules.significance_guard(proc, p)
         if p.direction == "in" and p.is_scalar and p.pointer_level == 0:
             if p.kind in rules.NONNEGATIVE_KINDS:
                 fn = "uz_check_count" if rules.NONNEGATIVE_KINDS[p.kind] == "count" else "uz_check_nonnegative"
-                body.check(f"{fn}({p.name}, \"{p.name}\")")
+                check = f"{fn}({p.name}, \"{p.name}\")"
+                body.check(f"{guard} ? {check} : MPI_SUCCESS" if guard else check)
             elif p.kind in rules.POSITIVE_KINDS:
                 body.check(f"uz_check_positive({p.name}, \"{p.name}\")")
             elif p.kind == "TAG":

@@ -30,6 +30,7 @@ class Param:
     pointer_level: int     # '*'s in the type (arrays excluded)
     is_array: bool         # declared with [] (or a length in the standard)
     is_varargs: bool = False
+    root_only: bool = False  # significant only at the root of a collective
 
     @property
     def is_scalar(self) -> bool:
@@ -74,7 +75,8 @@ def _param(proc_name, p) -> Param:
     base = " ".join(head.replace("*", " ").split())
     decl = f"{base} {'*' * stars}{name}{arrays}"
     ctype = f"{base} {'*' * stars}".strip() if not arrays else f"{base} {'*' * (stars + 1)}"
-    return Param(name, kind, ps["param_direction"], decl, ctype, stars, bool(arrays))
+    return Param(name, kind, ps["param_direction"], decl, ctype, stars, bool(arrays),
+                 root_only=bool(ps.get("root_only")))
 
 
 def _render(proc_name, iso) -> Proc:

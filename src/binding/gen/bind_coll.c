@@ -6,451 +6,2698 @@
 
 UZ_EXPORT int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Allgather", uz_comm_get(comm), uz_err_unsupported("MPI_Allgather"));
+    static const char uz_fn[] = "MPI_Allgather";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allgather")));
 
 UZ_EXPORT int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Allgather_c", uz_comm_get(comm), uz_err_unsupported("MPI_Allgather_c"));
+    static const char uz_fn[] = "MPI_Allgather_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allgather_c")));
 
 UZ_EXPORT int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Allgather_init", uz_comm_get(comm), uz_err_unsupported("MPI_Allgather_init"));
+    static const char uz_fn[] = "MPI_Allgather_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Allgather_init")));
 
 UZ_EXPORT int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Allgather_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Allgather_init_c"));
+    static const char uz_fn[] = "MPI_Allgather_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Allgather_init_c")));
 
 UZ_EXPORT int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Allgatherv", uz_comm_get(comm), uz_err_unsupported("MPI_Allgatherv"));
+    static const char uz_fn[] = "MPI_Allgatherv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allgatherv")));
 
 UZ_EXPORT int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Allgatherv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Allgatherv_c"));
+    static const char uz_fn[] = "MPI_Allgatherv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allgatherv_c")));
 
 UZ_EXPORT int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Allgatherv_init", uz_comm_get(comm), uz_err_unsupported("MPI_Allgatherv_init"));
+    static const char uz_fn[] = "MPI_Allgatherv_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Allgatherv_init")));
 
 UZ_EXPORT int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Allgatherv_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Allgatherv_init_c"));
+    static const char uz_fn[] = "MPI_Allgatherv_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Allgatherv_init_c")));
 
 UZ_EXPORT int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Allreduce", uz_comm_get(comm), uz_err_unsupported("MPI_Allreduce"));
+    static const char uz_fn[] = "MPI_Allreduce";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Allreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allreduce")));
 
 UZ_EXPORT int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Allreduce_c", uz_comm_get(comm), uz_err_unsupported("MPI_Allreduce_c"));
+    static const char uz_fn[] = "MPI_Allreduce_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Allreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Allreduce_c")));
 
 UZ_EXPORT int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Allreduce_init", uz_comm_get(comm), uz_err_unsupported("MPI_Allreduce_init"));
+    static const char uz_fn[] = "MPI_Allreduce_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Allreduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Allreduce_init")));
 
 UZ_EXPORT int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Allreduce_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Allreduce_init_c"));
+    static const char uz_fn[] = "MPI_Allreduce_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Allreduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Allreduce_init_c")));
 
 UZ_EXPORT int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Alltoall", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoall"));
+    static const char uz_fn[] = "MPI_Alltoall";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoall")));
 
 UZ_EXPORT int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Alltoall_c", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoall_c"));
+    static const char uz_fn[] = "MPI_Alltoall_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoall_c")));
 
 UZ_EXPORT int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Alltoall_init", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoall_init"));
+    static const char uz_fn[] = "MPI_Alltoall_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Alltoall_init")));
 
 UZ_EXPORT int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Alltoall_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoall_init_c"));
+    static const char uz_fn[] = "MPI_Alltoall_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Alltoall_init_c")));
 
 UZ_EXPORT int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Alltoallv", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoallv"));
+    static const char uz_fn[] = "MPI_Alltoallv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    uz_rc = uz_mpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoallv")));
 
 UZ_EXPORT int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Alltoallv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoallv_c"));
+    static const char uz_fn[] = "MPI_Alltoallv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    uz_rc = uz_mpi_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoallv_c")));
 
 UZ_EXPORT int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Alltoallv_init", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoallv_init"));
+    static const char uz_fn[] = "MPI_Alltoallv_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Alltoallv_init")));
 
 UZ_EXPORT int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Alltoallv_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoallv_init_c"));
+    static const char uz_fn[] = "MPI_Alltoallv_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Alltoallv_init_c")));
 
 UZ_EXPORT int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Alltoallw", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoallw"));
+    static const char uz_fn[] = "MPI_Alltoallw";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoallw")));
 
 UZ_EXPORT int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Alltoallw_c", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoallw_c"));
+    static const char uz_fn[] = "MPI_Alltoallw_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) __attribute__((weak, alias("PMPI_Alltoallw_c")));
 
 UZ_EXPORT int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Alltoallw_init", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoallw_init"));
+    static const char uz_fn[] = "MPI_Alltoallw_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Alltoallw_init")));
 
 UZ_EXPORT int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Alltoallw_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Alltoallw_init_c"));
+    static const char uz_fn[] = "MPI_Alltoallw_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Alltoallw_init_c")));
 
 UZ_EXPORT int PMPI_Barrier(MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Barrier", uz_comm_get(comm), uz_err_unsupported("MPI_Barrier"));
+    static const char uz_fn[] = "MPI_Barrier";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Barrier(comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Barrier(MPI_Comm comm) __attribute__((weak, alias("PMPI_Barrier")));
 
 UZ_EXPORT int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Barrier_init", uz_comm_get(comm), uz_err_unsupported("MPI_Barrier_init"));
+    static const char uz_fn[] = "MPI_Barrier_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Barrier_init(comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Barrier_init")));
 
 UZ_EXPORT int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Bcast", uz_comm_get(comm), uz_err_unsupported("MPI_Bcast"));
+    static const char uz_fn[] = "MPI_Bcast";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Bcast_c(buffer, count, datatype_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Bcast")));
 
 UZ_EXPORT int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Bcast_c", uz_comm_get(comm), uz_err_unsupported("MPI_Bcast_c"));
+    static const char uz_fn[] = "MPI_Bcast_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Bcast_c(buffer, count, datatype_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Bcast_c")));
 
 UZ_EXPORT int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Bcast_init", uz_comm_get(comm), uz_err_unsupported("MPI_Bcast_init"));
+    static const char uz_fn[] = "MPI_Bcast_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Bcast_init_c(buffer, count, datatype_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Bcast_init")));
 
 UZ_EXPORT int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Bcast_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Bcast_init_c"));
+    static const char uz_fn[] = "MPI_Bcast_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Bcast_init_c(buffer, count, datatype_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Bcast_init_c")));
 
 UZ_EXPORT int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Exscan", uz_comm_get(comm), uz_err_unsupported("MPI_Exscan"));
+    static const char uz_fn[] = "MPI_Exscan";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Exscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Exscan")));
 
 UZ_EXPORT int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Exscan_c", uz_comm_get(comm), uz_err_unsupported("MPI_Exscan_c"));
+    static const char uz_fn[] = "MPI_Exscan_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Exscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Exscan_c")));
 
 UZ_EXPORT int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Exscan_init", uz_comm_get(comm), uz_err_unsupported("MPI_Exscan_init"));
+    static const char uz_fn[] = "MPI_Exscan_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Exscan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Exscan_init")));
 
 UZ_EXPORT int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Exscan_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Exscan_init_c"));
+    static const char uz_fn[] = "MPI_Exscan_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Exscan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Exscan_init_c")));
 
 UZ_EXPORT int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Gather", uz_comm_get(comm), uz_err_unsupported("MPI_Gather"));
+    static const char uz_fn[] = "MPI_Gather";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Gather")));
 
 UZ_EXPORT int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Gather_c", uz_comm_get(comm), uz_err_unsupported("MPI_Gather_c"));
+    static const char uz_fn[] = "MPI_Gather_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Gather_c")));
 
 UZ_EXPORT int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Gather_init", uz_comm_get(comm), uz_err_unsupported("MPI_Gather_init"));
+    static const char uz_fn[] = "MPI_Gather_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Gather_init")));
 
 UZ_EXPORT int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Gather_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Gather_init_c"));
+    static const char uz_fn[] = "MPI_Gather_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Gather_init_c")));
 
 UZ_EXPORT int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Gatherv", uz_comm_get(comm), uz_err_unsupported("MPI_Gatherv"));
+    static const char uz_fn[] = "MPI_Gatherv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Gatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Gatherv")));
 
 UZ_EXPORT int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Gatherv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Gatherv_c"));
+    static const char uz_fn[] = "MPI_Gatherv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Gatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Gatherv_c")));
 
 UZ_EXPORT int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Gatherv_init", uz_comm_get(comm), uz_err_unsupported("MPI_Gatherv_init"));
+    static const char uz_fn[] = "MPI_Gatherv_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Gatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Gatherv_init")));
 
 UZ_EXPORT int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Gatherv_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Gatherv_init_c"));
+    static const char uz_fn[] = "MPI_Gatherv_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Gatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Gatherv_init_c")));
 
 UZ_EXPORT int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iallgather", uz_comm_get(comm), uz_err_unsupported("MPI_Iallgather"));
+    static const char uz_fn[] = "MPI_Iallgather";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iallgather")));
 
 UZ_EXPORT int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iallgather_c", uz_comm_get(comm), uz_err_unsupported("MPI_Iallgather_c"));
+    static const char uz_fn[] = "MPI_Iallgather_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iallgather_c")));
 
 UZ_EXPORT int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iallgatherv", uz_comm_get(comm), uz_err_unsupported("MPI_Iallgatherv"));
+    static const char uz_fn[] = "MPI_Iallgatherv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iallgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iallgatherv")));
 
 UZ_EXPORT int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iallgatherv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Iallgatherv_c"));
+    static const char uz_fn[] = "MPI_Iallgatherv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iallgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iallgatherv_c")));
 
 UZ_EXPORT int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iallreduce", uz_comm_get(comm), uz_err_unsupported("MPI_Iallreduce"));
+    static const char uz_fn[] = "MPI_Iallreduce";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iallreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iallreduce")));
 
 UZ_EXPORT int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iallreduce_c", uz_comm_get(comm), uz_err_unsupported("MPI_Iallreduce_c"));
+    static const char uz_fn[] = "MPI_Iallreduce_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iallreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iallreduce_c")));
 
 UZ_EXPORT int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ialltoall", uz_comm_get(comm), uz_err_unsupported("MPI_Ialltoall"));
+    static const char uz_fn[] = "MPI_Ialltoall";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ialltoall")));
 
 UZ_EXPORT int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ialltoall_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ialltoall_c"));
+    static const char uz_fn[] = "MPI_Ialltoall_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ialltoall_c")));
 
 UZ_EXPORT int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ialltoallv", uz_comm_get(comm), uz_err_unsupported("MPI_Ialltoallv"));
+    static const char uz_fn[] = "MPI_Ialltoallv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ialltoallv")));
 
 UZ_EXPORT int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ialltoallv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ialltoallv_c"));
+    static const char uz_fn[] = "MPI_Ialltoallv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ialltoallv_c")));
 
 UZ_EXPORT int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ialltoallw", uz_comm_get(comm), uz_err_unsupported("MPI_Ialltoallw"));
+    static const char uz_fn[] = "MPI_Ialltoallw";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ialltoallw")));
 
 UZ_EXPORT int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ialltoallw_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ialltoallw_c"));
+    static const char uz_fn[] = "MPI_Ialltoallw_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ialltoallw_c")));
 
 UZ_EXPORT int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ibarrier", uz_comm_get(comm), uz_err_unsupported("MPI_Ibarrier"));
+    static const char uz_fn[] = "MPI_Ibarrier";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ibarrier(comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ibarrier")));
 
 UZ_EXPORT int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ibcast", uz_comm_get(comm), uz_err_unsupported("MPI_Ibcast"));
+    static const char uz_fn[] = "MPI_Ibcast";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ibcast_c(buffer, count, datatype_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ibcast")));
 
 UZ_EXPORT int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ibcast_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ibcast_c"));
+    static const char uz_fn[] = "MPI_Ibcast_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ibcast_c(buffer, count, datatype_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ibcast_c")));
 
 UZ_EXPORT int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iexscan", uz_comm_get(comm), uz_err_unsupported("MPI_Iexscan"));
+    static const char uz_fn[] = "MPI_Iexscan";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iexscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iexscan")));
 
 UZ_EXPORT int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iexscan_c", uz_comm_get(comm), uz_err_unsupported("MPI_Iexscan_c"));
+    static const char uz_fn[] = "MPI_Iexscan_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iexscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iexscan_c")));
 
 UZ_EXPORT int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Igather", uz_comm_get(comm), uz_err_unsupported("MPI_Igather"));
+    static const char uz_fn[] = "MPI_Igather";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Igather")));
 
 UZ_EXPORT int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Igather_c", uz_comm_get(comm), uz_err_unsupported("MPI_Igather_c"));
+    static const char uz_fn[] = "MPI_Igather_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Igather_c")));
 
 UZ_EXPORT int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Igatherv", uz_comm_get(comm), uz_err_unsupported("MPI_Igatherv"));
+    static const char uz_fn[] = "MPI_Igatherv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Igatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Igatherv")));
 
 UZ_EXPORT int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Igatherv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Igatherv_c"));
+    static const char uz_fn[] = "MPI_Igatherv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Igatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Igatherv_c")));
 
 UZ_EXPORT int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ireduce", uz_comm_get(comm), uz_err_unsupported("MPI_Ireduce"));
+    static const char uz_fn[] = "MPI_Ireduce";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ireduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce")));
 
 UZ_EXPORT int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ireduce_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ireduce_c"));
+    static const char uz_fn[] = "MPI_Ireduce_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ireduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce_c")));
 
 UZ_EXPORT int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ireduce_scatter", uz_comm_get(comm), uz_err_unsupported("MPI_Ireduce_scatter"));
+    static const char uz_fn[] = "MPI_Ireduce_scatter";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce_scatter")));
 
 UZ_EXPORT int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ireduce_scatter_block", uz_comm_get(comm), uz_err_unsupported("MPI_Ireduce_scatter_block"));
+    static const char uz_fn[] = "MPI_Ireduce_scatter_block";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce_scatter_block")));
 
 UZ_EXPORT int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ireduce_scatter_block_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ireduce_scatter_block_c"));
+    static const char uz_fn[] = "MPI_Ireduce_scatter_block_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce_scatter_block_c")));
 
 UZ_EXPORT int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ireduce_scatter_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ireduce_scatter_c"));
+    static const char uz_fn[] = "MPI_Ireduce_scatter_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ireduce_scatter_c")));
 
 UZ_EXPORT int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iscan", uz_comm_get(comm), uz_err_unsupported("MPI_Iscan"));
+    static const char uz_fn[] = "MPI_Iscan";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iscan")));
 
 UZ_EXPORT int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iscan_c", uz_comm_get(comm), uz_err_unsupported("MPI_Iscan_c"));
+    static const char uz_fn[] = "MPI_Iscan_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iscan_c")));
 
 UZ_EXPORT int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iscatter", uz_comm_get(comm), uz_err_unsupported("MPI_Iscatter"));
+    static const char uz_fn[] = "MPI_Iscatter";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iscatter")));
 
 UZ_EXPORT int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iscatter_c", uz_comm_get(comm), uz_err_unsupported("MPI_Iscatter_c"));
+    static const char uz_fn[] = "MPI_Iscatter_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iscatter_c")));
 
 UZ_EXPORT int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iscatterv", uz_comm_get(comm), uz_err_unsupported("MPI_Iscatterv"));
+    static const char uz_fn[] = "MPI_Iscatterv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iscatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iscatterv")));
 
 UZ_EXPORT int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Iscatterv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Iscatterv_c"));
+    static const char uz_fn[] = "MPI_Iscatterv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Iscatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Iscatterv_c")));
 
@@ -462,19 +2709,56 @@ UZ_EXPORT MPI_Fint MPI_Op_c2f(MPI_Op op) __attribute__((weak, alias("PMPI_Op_c2f
 
 UZ_EXPORT int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
-    return uz_err_raise_comm("MPI_Op_commutative", NULL, uz_err_unsupported("MPI_Op_commutative"));
+    static const char uz_fn[] = "MPI_Op_commutative";
+    int uz_rc;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(commute, "commute")))
+        goto fail;
+    uz_rc = uz_mpi_Op_commutative(op_obj, commute);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Op_commutative(MPI_Op op, int *commute) __attribute__((weak, alias("PMPI_Op_commutative")));
 
 UZ_EXPORT int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
-    return uz_err_raise_comm("MPI_Op_create", NULL, uz_err_unsupported("MPI_Op_create"));
+    static const char uz_fn[] = "MPI_Op_create";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(op, "op")))
+        goto fail;
+    uz_rc = uz_mpi_Op_create(user_fn, commute, op);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) __attribute__((weak, alias("PMPI_Op_create")));
 
 UZ_EXPORT int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
 {
-    return uz_err_raise_comm("MPI_Op_create_c", NULL, uz_err_unsupported("MPI_Op_create_c"));
+    static const char uz_fn[] = "MPI_Op_create_c";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(op, "op")))
+        goto fail;
+    uz_rc = uz_mpi_Op_create_c(user_fn, commute, op);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) __attribute__((weak, alias("PMPI_Op_create_c")));
 
@@ -486,7 +2770,18 @@ UZ_EXPORT MPI_Op MPI_Op_f2c(MPI_Fint op) __attribute__((weak, alias("PMPI_Op_f2c
 
 UZ_EXPORT int PMPI_Op_free(MPI_Op *op)
 {
-    return uz_err_raise_comm("MPI_Op_free", NULL, uz_err_unsupported("MPI_Op_free"));
+    static const char uz_fn[] = "MPI_Op_free";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(op, "op")))
+        goto fail;
+    uz_rc = uz_mpi_Op_free(op);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Op_free(MPI_Op *op) __attribute__((weak, alias("PMPI_Op_free")));
 
@@ -504,156 +2799,942 @@ UZ_EXPORT int MPI_Op_toint(MPI_Op op) __attribute__((weak, alias("PMPI_Op_toint"
 
 UZ_EXPORT int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Reduce", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce"));
+    static const char uz_fn[] = "MPI_Reduce";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce")));
 
 UZ_EXPORT int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Reduce_c", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_c"));
+    static const char uz_fn[] = "MPI_Reduce_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce_c")));
 
 UZ_EXPORT int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Reduce_init", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_init"));
+    static const char uz_fn[] = "MPI_Reduce_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Reduce_init")));
 
 UZ_EXPORT int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Reduce_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_init_c"));
+    static const char uz_fn[] = "MPI_Reduce_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Reduce_init_c")));
 
 UZ_EXPORT int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
-    return uz_err_raise_comm("MPI_Reduce_local", NULL, uz_err_unsupported("MPI_Reduce_local"));
+    static const char uz_fn[] = "MPI_Reduce_local";
+    int uz_rc;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_local_c(inbuf, inoutbuf, count, datatype_obj, op_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) __attribute__((weak, alias("PMPI_Reduce_local")));
 
 UZ_EXPORT int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
-    return uz_err_raise_comm("MPI_Reduce_local_c", NULL, uz_err_unsupported("MPI_Reduce_local_c"));
+    static const char uz_fn[] = "MPI_Reduce_local_c";
+    int uz_rc;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_local_c(inbuf, inoutbuf, count, datatype_obj, op_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) __attribute__((weak, alias("PMPI_Reduce_local_c")));
 
 UZ_EXPORT int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Reduce_scatter", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_scatter"));
+    static const char uz_fn[] = "MPI_Reduce_scatter";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce_scatter")));
 
 UZ_EXPORT int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Reduce_scatter_block", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_scatter_block"));
+    static const char uz_fn[] = "MPI_Reduce_scatter_block";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce_scatter_block")));
 
 UZ_EXPORT int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Reduce_scatter_block_c", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_scatter_block_c"));
+    static const char uz_fn[] = "MPI_Reduce_scatter_block_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce_scatter_block_c")));
 
 UZ_EXPORT int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Reduce_scatter_block_init", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_scatter_block_init"));
+    static const char uz_fn[] = "MPI_Reduce_scatter_block_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Reduce_scatter_block_init")));
 
 UZ_EXPORT int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Reduce_scatter_block_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_scatter_block_init_c"));
+    static const char uz_fn[] = "MPI_Reduce_scatter_block_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Reduce_scatter_block_init_c")));
 
 UZ_EXPORT int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Reduce_scatter_c", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_scatter_c"));
+    static const char uz_fn[] = "MPI_Reduce_scatter_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Reduce_scatter_c")));
 
 UZ_EXPORT int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Reduce_scatter_init", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_scatter_init"));
+    static const char uz_fn[] = "MPI_Reduce_scatter_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Reduce_scatter_init")));
 
 UZ_EXPORT int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Reduce_scatter_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Reduce_scatter_init_c"));
+    static const char uz_fn[] = "MPI_Reduce_scatter_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Reduce_scatter_init_c")));
 
 UZ_EXPORT int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Scan", uz_comm_get(comm), uz_err_unsupported("MPI_Scan"));
+    static const char uz_fn[] = "MPI_Scan";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Scan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scan")));
 
 UZ_EXPORT int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Scan_c", uz_comm_get(comm), uz_err_unsupported("MPI_Scan_c"));
+    static const char uz_fn[] = "MPI_Scan_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    uz_rc = uz_mpi_Scan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scan_c")));
 
 UZ_EXPORT int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Scan_init", uz_comm_get(comm), uz_err_unsupported("MPI_Scan_init"));
+    static const char uz_fn[] = "MPI_Scan_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Scan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Scan_init")));
 
 UZ_EXPORT int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Scan_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Scan_init_c"));
+    static const char uz_fn[] = "MPI_Scan_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Scan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Scan_init_c")));
 
 UZ_EXPORT int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Scatter", uz_comm_get(comm), uz_err_unsupported("MPI_Scatter"));
+    static const char uz_fn[] = "MPI_Scatter";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scatter")));
 
 UZ_EXPORT int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Scatter_c", uz_comm_get(comm), uz_err_unsupported("MPI_Scatter_c"));
+    static const char uz_fn[] = "MPI_Scatter_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scatter_c")));
 
 UZ_EXPORT int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Scatter_init", uz_comm_get(comm), uz_err_unsupported("MPI_Scatter_init"));
+    static const char uz_fn[] = "MPI_Scatter_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Scatter_init")));
 
 UZ_EXPORT int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Scatter_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Scatter_init_c"));
+    static const char uz_fn[] = "MPI_Scatter_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Scatter_init_c")));
 
 UZ_EXPORT int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Scatterv", uz_comm_get(comm), uz_err_unsupported("MPI_Scatterv"));
+    static const char uz_fn[] = "MPI_Scatterv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Scatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scatterv")));
 
 UZ_EXPORT int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Scatterv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Scatterv_c"));
+    static const char uz_fn[] = "MPI_Scatterv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    uz_rc = uz_mpi_Scatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) __attribute__((weak, alias("PMPI_Scatterv_c")));
 
 UZ_EXPORT int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Scatterv_init", uz_comm_get(comm), uz_err_unsupported("MPI_Scatterv_init"));
+    static const char uz_fn[] = "MPI_Scatterv_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Scatterv_init(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Scatterv_init")));
 
 UZ_EXPORT int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Scatterv_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Scatterv_init_c"));
+    static const char uz_fn[] = "MPI_Scatterv_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Scatterv_init_c")));

@@ -79,7 +79,26 @@ UZ_EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) __attribute
 
 UZ_EXPORT int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
-    return uz_err_raise_comm("MPI_Comm_compare", uz_comm_get(comm1), uz_err_unsupported("MPI_Comm_compare"));
+    static const char uz_fn[] = "MPI_Comm_compare";
+    int uz_rc;
+    uz_comm *comm1_obj = NULL;
+    uz_comm *comm2_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm1_obj = uz_comm_get(comm1);
+    if ((uz_rc = uz_check_handle(comm1_obj, MPI_ERR_COMM, "comm1", "communicator")))
+        goto fail;
+    comm2_obj = uz_comm_get(comm2);
+    if ((uz_rc = uz_check_handle(comm2_obj, MPI_ERR_COMM, "comm2", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(result, "result")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_compare(comm1_obj, comm2_obj, result);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm1_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) __attribute__((weak, alias("PMPI_Comm_compare")));
 
@@ -91,7 +110,26 @@ UZ_EXPORT int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, M
 
 UZ_EXPORT int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    return uz_err_raise_comm("MPI_Comm_create", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_create"));
+    static const char uz_fn[] = "MPI_Comm_create";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_group *group_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_create(comm_obj, group_obj, newcomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_create")));
 
@@ -114,25 +152,95 @@ UZ_EXPORT int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errh
 
 UZ_EXPORT int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm)
 {
-    return uz_err_raise_comm("MPI_Comm_create_from_group", NULL, uz_err_unsupported("MPI_Comm_create_from_group"));
+    static const char uz_fn[] = "MPI_Comm_create_from_group";
+    int uz_rc;
+    uz_group *group_obj = NULL;
+    uz_info *info_obj = NULL;
+    uz_errhandler *errhandler_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    errhandler_obj = uz_errhandler_get(errhandler);
+    if ((uz_rc = errhandler == MPI_ERRHANDLER_NULL ? MPI_SUCCESS : uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(stringtag, "stringtag")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_create_from_group(group_obj, stringtag, info_obj, errhandler_obj, newcomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_create_from_group")));
 
 UZ_EXPORT int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-    return uz_err_raise_comm("MPI_Comm_create_group", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_create_group"));
+    static const char uz_fn[] = "MPI_Comm_create_group";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_group *group_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_create_group(comm_obj, group_obj, tag, newcomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_create_group")));
 
 UZ_EXPORT int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
-    return uz_err_raise_comm("MPI_Comm_create_keyval", NULL, uz_err_unsupported("MPI_Comm_create_keyval"));
+    static const char uz_fn[] = "MPI_Comm_create_keyval";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(comm_keyval, "comm_keyval")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state) __attribute__((weak, alias("PMPI_Comm_create_keyval")));
 
 UZ_EXPORT int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    return uz_err_raise_comm("MPI_Comm_delete_attr", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_delete_attr"));
+    static const char uz_fn[] = "MPI_Comm_delete_attr";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_delete_attr(comm_obj, comm_keyval);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) __attribute__((weak, alias("PMPI_Comm_delete_attr")));
 
@@ -188,13 +296,47 @@ UZ_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm) __attribute__((weak, alias("PM
 
 UZ_EXPORT int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return uz_err_raise_comm("MPI_Comm_dup", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_dup"));
+    static const char uz_fn[] = "MPI_Comm_dup";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_dup(comm_obj, newcomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_dup")));
 
 UZ_EXPORT int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    return uz_err_raise_comm("MPI_Comm_dup_with_info", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_dup_with_info"));
+    static const char uz_fn[] = "MPI_Comm_dup_with_info";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_dup_with_info(comm_obj, info_obj, newcomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_dup_with_info")));
 
@@ -225,13 +367,37 @@ UZ_EXPORT int MPI_Comm_flush_buffer(MPI_Comm comm) __attribute__((weak, alias("P
 
 UZ_EXPORT int PMPI_Comm_free(MPI_Comm *comm)
 {
-    return uz_err_raise_comm("MPI_Comm_free", NULL, uz_err_unsupported("MPI_Comm_free"));
+    static const char uz_fn[] = "MPI_Comm_free";
+    int uz_rc;
+    uz_comm *comm_eobj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(comm, "comm")))
+        goto fail;
+    comm_eobj = uz_comm_get(*comm);
+    uz_rc = uz_mpi_Comm_free(comm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_eobj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_free(MPI_Comm *comm) __attribute__((weak, alias("PMPI_Comm_free")));
 
 UZ_EXPORT int PMPI_Comm_free_keyval(int *comm_keyval)
 {
-    return uz_err_raise_comm("MPI_Comm_free_keyval", NULL, uz_err_unsupported("MPI_Comm_free_keyval"));
+    static const char uz_fn[] = "MPI_Comm_free_keyval";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(comm_keyval, "comm_keyval")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_free_keyval(comm_keyval);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_free_keyval(int *comm_keyval) __attribute__((weak, alias("PMPI_Comm_free_keyval")));
 
@@ -243,7 +409,22 @@ UZ_EXPORT MPI_Comm MPI_Comm_fromint(int comm) __attribute__((weak, alias("PMPI_C
 
 UZ_EXPORT int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    return uz_err_raise_comm("MPI_Comm_get_attr", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_get_attr"));
+    static const char uz_fn[] = "MPI_Comm_get_attr";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_get_attr(comm_obj, comm_keyval, attribute_val, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag) __attribute__((weak, alias("PMPI_Comm_get_attr")));
 
@@ -270,7 +451,22 @@ UZ_EXPORT int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 
 UZ_EXPORT int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    return uz_err_raise_comm("MPI_Comm_get_info", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_get_info"));
+    static const char uz_fn[] = "MPI_Comm_get_info";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(info_used, "info_used")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_get_info(comm_obj, info_used);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) __attribute__((weak, alias("PMPI_Comm_get_info")));
 
@@ -299,25 +495,89 @@ UZ_EXPORT int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) 
 
 UZ_EXPORT int PMPI_Comm_get_parent(MPI_Comm *parent)
 {
-    return uz_err_raise_comm("MPI_Comm_get_parent", NULL, uz_err_unsupported("MPI_Comm_get_parent"));
+    static const char uz_fn[] = "MPI_Comm_get_parent";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(parent, "parent")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_get_parent(parent);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_get_parent(MPI_Comm *parent) __attribute__((weak, alias("PMPI_Comm_get_parent")));
 
 UZ_EXPORT int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-    return uz_err_raise_comm("MPI_Comm_group", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_group"));
+    static const char uz_fn[] = "MPI_Comm_group";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(group, "group")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_group(comm_obj, group);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group *group) __attribute__((weak, alias("PMPI_Comm_group")));
 
 UZ_EXPORT int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Comm_idup", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_idup"));
+    static const char uz_fn[] = "MPI_Comm_idup";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_idup(comm_obj, newcomm, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) __attribute__((weak, alias("PMPI_Comm_idup")));
 
 UZ_EXPORT int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Comm_idup_with_info", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_idup_with_info"));
+    static const char uz_fn[] = "MPI_Comm_idup_with_info";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_idup_with_info(comm_obj, info_obj, newcomm, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) __attribute__((weak, alias("PMPI_Comm_idup_with_info")));
 
@@ -356,19 +616,62 @@ UZ_EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank) __attribute__((weak, alias
 
 UZ_EXPORT int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    return uz_err_raise_comm("MPI_Comm_remote_group", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_remote_group"));
+    static const char uz_fn[] = "MPI_Comm_remote_group";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(group, "group")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_remote_group(comm_obj, group);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group) __attribute__((weak, alias("PMPI_Comm_remote_group")));
 
 UZ_EXPORT int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    return uz_err_raise_comm("MPI_Comm_remote_size", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_remote_size"));
+    static const char uz_fn[] = "MPI_Comm_remote_size";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_remote_size(comm_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_remote_size(MPI_Comm comm, int *size) __attribute__((weak, alias("PMPI_Comm_remote_size")));
 
 UZ_EXPORT int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    return uz_err_raise_comm("MPI_Comm_set_attr", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_set_attr"));
+    static const char uz_fn[] = "MPI_Comm_set_attr";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_set_attr(comm_obj, comm_keyval, attribute_val);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) __attribute__((weak, alias("PMPI_Comm_set_attr")));
 
@@ -377,7 +680,7 @@ UZ_EXPORT int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     static const char uz_fn[] = "MPI_Comm_set_errhandler";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_errhandler *errhandler_obj;
+    uz_errhandler *errhandler_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -397,7 +700,24 @@ UZ_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) 
 
 UZ_EXPORT int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    return uz_err_raise_comm("MPI_Comm_set_info", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_set_info"));
+    static const char uz_fn[] = "MPI_Comm_set_info";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_set_info(comm_obj, info_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) __attribute__((weak, alias("PMPI_Comm_set_info")));
 
@@ -457,19 +777,68 @@ UZ_EXPORT int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char
 
 UZ_EXPORT int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    return uz_err_raise_comm("MPI_Comm_split", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_split"));
+    static const char uz_fn[] = "MPI_Comm_split";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_split(comm_obj, color, key, newcomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_split")));
 
 UZ_EXPORT int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    return uz_err_raise_comm("MPI_Comm_split_type", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_split_type"));
+    static const char uz_fn[] = "MPI_Comm_split_type";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_split_type(comm_obj, split_type, key, info_obj, newcomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_split_type")));
 
 UZ_EXPORT int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-    return uz_err_raise_comm("MPI_Comm_test_inter", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_test_inter"));
+    static const char uz_fn[] = "MPI_Comm_test_inter";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_test_inter(comm_obj, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_test_inter(MPI_Comm comm, int *flag) __attribute__((weak, alias("PMPI_Comm_test_inter")));
 
@@ -487,19 +856,72 @@ UZ_EXPORT MPI_Fint MPI_Group_c2f(MPI_Group group) __attribute__((weak, alias("PM
 
 UZ_EXPORT int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
-    return uz_err_raise_comm("MPI_Group_compare", NULL, uz_err_unsupported("MPI_Group_compare"));
+    static const char uz_fn[] = "MPI_Group_compare";
+    int uz_rc;
+    uz_group *group1_obj = NULL;
+    uz_group *group2_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group1_obj = uz_group_get(group1);
+    if ((uz_rc = uz_check_handle(group1_obj, MPI_ERR_GROUP, "group1", "group")))
+        goto fail;
+    group2_obj = uz_group_get(group2);
+    if ((uz_rc = uz_check_handle(group2_obj, MPI_ERR_GROUP, "group2", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(result, "result")))
+        goto fail;
+    uz_rc = uz_mpi_Group_compare(group1_obj, group2_obj, result);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result) __attribute__((weak, alias("PMPI_Group_compare")));
 
 UZ_EXPORT int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return uz_err_raise_comm("MPI_Group_difference", NULL, uz_err_unsupported("MPI_Group_difference"));
+    static const char uz_fn[] = "MPI_Group_difference";
+    int uz_rc;
+    uz_group *group1_obj = NULL;
+    uz_group *group2_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group1_obj = uz_group_get(group1);
+    if ((uz_rc = uz_check_handle(group1_obj, MPI_ERR_GROUP, "group1", "group")))
+        goto fail;
+    group2_obj = uz_group_get(group2);
+    if ((uz_rc = uz_check_handle(group2_obj, MPI_ERR_GROUP, "group2", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
+        goto fail;
+    uz_rc = uz_mpi_Group_difference(group1_obj, group2_obj, newgroup);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_difference")));
 
 UZ_EXPORT int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    return uz_err_raise_comm("MPI_Group_excl", NULL, uz_err_unsupported("MPI_Group_excl"));
+    static const char uz_fn[] = "MPI_Group_excl";
+    int uz_rc;
+    uz_group *group_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
+        goto fail;
+    uz_rc = uz_mpi_Group_excl(group_obj, n, ranks, newgroup);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_excl")));
 
@@ -511,7 +933,18 @@ UZ_EXPORT MPI_Group MPI_Group_f2c(MPI_Fint group) __attribute__((weak, alias("PM
 
 UZ_EXPORT int PMPI_Group_free(MPI_Group *group)
 {
-    return uz_err_raise_comm("MPI_Group_free", NULL, uz_err_unsupported("MPI_Group_free"));
+    static const char uz_fn[] = "MPI_Group_free";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(group, "group")))
+        goto fail;
+    uz_rc = uz_mpi_Group_free(group);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_free(MPI_Group *group) __attribute__((weak, alias("PMPI_Group_free")));
 
@@ -529,37 +962,131 @@ UZ_EXPORT MPI_Group MPI_Group_fromint(int group) __attribute__((weak, alias("PMP
 
 UZ_EXPORT int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    return uz_err_raise_comm("MPI_Group_incl", NULL, uz_err_unsupported("MPI_Group_incl"));
+    static const char uz_fn[] = "MPI_Group_incl";
+    int uz_rc;
+    uz_group *group_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
+        goto fail;
+    uz_rc = uz_mpi_Group_incl(group_obj, n, ranks, newgroup);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_incl")));
 
 UZ_EXPORT int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return uz_err_raise_comm("MPI_Group_intersection", NULL, uz_err_unsupported("MPI_Group_intersection"));
+    static const char uz_fn[] = "MPI_Group_intersection";
+    int uz_rc;
+    uz_group *group1_obj = NULL;
+    uz_group *group2_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group1_obj = uz_group_get(group1);
+    if ((uz_rc = uz_check_handle(group1_obj, MPI_ERR_GROUP, "group1", "group")))
+        goto fail;
+    group2_obj = uz_group_get(group2);
+    if ((uz_rc = uz_check_handle(group2_obj, MPI_ERR_GROUP, "group2", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
+        goto fail;
+    uz_rc = uz_mpi_Group_intersection(group1_obj, group2_obj, newgroup);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_intersection")));
 
 UZ_EXPORT int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    return uz_err_raise_comm("MPI_Group_range_excl", NULL, uz_err_unsupported("MPI_Group_range_excl"));
+    static const char uz_fn[] = "MPI_Group_range_excl";
+    int uz_rc;
+    uz_group *group_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
+        goto fail;
+    uz_rc = uz_mpi_Group_range_excl(group_obj, n, ranges, newgroup);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_range_excl")));
 
 UZ_EXPORT int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    return uz_err_raise_comm("MPI_Group_range_incl", NULL, uz_err_unsupported("MPI_Group_range_incl"));
+    static const char uz_fn[] = "MPI_Group_range_incl";
+    int uz_rc;
+    uz_group *group_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
+        goto fail;
+    uz_rc = uz_mpi_Group_range_incl(group_obj, n, ranges, newgroup);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_range_incl")));
 
 UZ_EXPORT int PMPI_Group_rank(MPI_Group group, int *rank)
 {
-    return uz_err_raise_comm("MPI_Group_rank", NULL, uz_err_unsupported("MPI_Group_rank"));
+    static const char uz_fn[] = "MPI_Group_rank";
+    int uz_rc;
+    uz_group *group_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(rank, "rank")))
+        goto fail;
+    uz_rc = uz_mpi_Group_rank(group_obj, rank);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_rank(MPI_Group group, int *rank) __attribute__((weak, alias("PMPI_Group_rank")));
 
 UZ_EXPORT int PMPI_Group_size(MPI_Group group, int *size)
 {
-    return uz_err_raise_comm("MPI_Group_size", NULL, uz_err_unsupported("MPI_Group_size"));
+    static const char uz_fn[] = "MPI_Group_size";
+    int uz_rc;
+    uz_group *group_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Group_size(group_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_size(MPI_Group group, int *size) __attribute__((weak, alias("PMPI_Group_size")));
 
@@ -571,30 +1098,131 @@ UZ_EXPORT int MPI_Group_toint(MPI_Group group) __attribute__((weak, alias("PMPI_
 
 UZ_EXPORT int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
-    return uz_err_raise_comm("MPI_Group_translate_ranks", NULL, uz_err_unsupported("MPI_Group_translate_ranks"));
+    static const char uz_fn[] = "MPI_Group_translate_ranks";
+    int uz_rc;
+    uz_group *group1_obj = NULL;
+    uz_group *group2_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group1_obj = uz_group_get(group1);
+    if ((uz_rc = uz_check_handle(group1_obj, MPI_ERR_GROUP, "group1", "group")))
+        goto fail;
+    group2_obj = uz_group_get(group2);
+    if ((uz_rc = uz_check_handle(group2_obj, MPI_ERR_GROUP, "group2", "group")))
+        goto fail;
+    uz_rc = uz_mpi_Group_translate_ranks(group1_obj, n, ranks1, group2_obj, ranks2);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) __attribute__((weak, alias("PMPI_Group_translate_ranks")));
 
 UZ_EXPORT int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    return uz_err_raise_comm("MPI_Group_union", NULL, uz_err_unsupported("MPI_Group_union"));
+    static const char uz_fn[] = "MPI_Group_union";
+    int uz_rc;
+    uz_group *group1_obj = NULL;
+    uz_group *group2_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    group1_obj = uz_group_get(group1);
+    if ((uz_rc = uz_check_handle(group1_obj, MPI_ERR_GROUP, "group1", "group")))
+        goto fail;
+    group2_obj = uz_group_get(group2);
+    if ((uz_rc = uz_check_handle(group2_obj, MPI_ERR_GROUP, "group2", "group")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
+        goto fail;
+    uz_rc = uz_mpi_Group_union(group1_obj, group2_obj, newgroup);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_union")));
 
 UZ_EXPORT int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
-    return uz_err_raise_comm("MPI_Intercomm_create", uz_comm_get(local_comm), uz_err_unsupported("MPI_Intercomm_create"));
+    static const char uz_fn[] = "MPI_Intercomm_create";
+    int uz_rc;
+    uz_comm *local_comm_obj = NULL;
+    uz_comm *peer_comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    local_comm_obj = uz_comm_get(local_comm);
+    if ((uz_rc = uz_check_handle(local_comm_obj, MPI_ERR_COMM, "local_comm", "communicator")))
+        goto fail;
+    peer_comm_obj = uz_comm_get(peer_comm);
+    if ((uz_rc = peer_comm == MPI_COMM_NULL ? MPI_SUCCESS : uz_check_handle(peer_comm_obj, MPI_ERR_COMM, "peer_comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newintercomm, "newintercomm")))
+        goto fail;
+    uz_rc = uz_mpi_Intercomm_create(local_comm_obj, local_leader, peer_comm_obj, remote_leader, tag, newintercomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, local_comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm) __attribute__((weak, alias("PMPI_Intercomm_create")));
 
 UZ_EXPORT int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
-    return uz_err_raise_comm("MPI_Intercomm_create_from_groups", NULL, uz_err_unsupported("MPI_Intercomm_create_from_groups"));
+    static const char uz_fn[] = "MPI_Intercomm_create_from_groups";
+    int uz_rc;
+    uz_group *local_group_obj = NULL;
+    uz_group *remote_group_obj = NULL;
+    uz_info *info_obj = NULL;
+    uz_errhandler *errhandler_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    local_group_obj = uz_group_get(local_group);
+    if ((uz_rc = uz_check_handle(local_group_obj, MPI_ERR_GROUP, "local_group", "group")))
+        goto fail;
+    remote_group_obj = uz_group_get(remote_group);
+    if ((uz_rc = uz_check_handle(remote_group_obj, MPI_ERR_GROUP, "remote_group", "group")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    errhandler_obj = uz_errhandler_get(errhandler);
+    if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(stringtag, "stringtag")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newintercomm, "newintercomm")))
+        goto fail;
+    uz_rc = uz_mpi_Intercomm_create_from_groups(local_group_obj, local_leader, remote_group_obj, remote_leader, stringtag, info_obj, errhandler_obj, newintercomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm) __attribute__((weak, alias("PMPI_Intercomm_create_from_groups")));
 
 UZ_EXPORT int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
-    return uz_err_raise_comm("MPI_Intercomm_merge", uz_comm_get(intercomm), uz_err_unsupported("MPI_Intercomm_merge"));
+    static const char uz_fn[] = "MPI_Intercomm_merge";
+    int uz_rc;
+    uz_comm *intercomm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    intercomm_obj = uz_comm_get(intercomm);
+    if ((uz_rc = uz_check_handle(intercomm_obj, MPI_ERR_COMM, "intercomm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newintracomm, "newintracomm")))
+        goto fail;
+    uz_rc = uz_mpi_Intercomm_merge(intercomm_obj, high, newintracomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, intercomm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) __attribute__((weak, alias("PMPI_Intercomm_merge")));

@@ -49,7 +49,7 @@ UZ_EXPORT int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, in
 {
     static const char uz_fn[] = "MPI_Get_count";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     MPI_Count count_wide = 0;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
@@ -72,7 +72,7 @@ UZ_EXPORT int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, 
 {
     static const char uz_fn[] = "MPI_Get_count_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -93,7 +93,7 @@ UZ_EXPORT int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
 {
     static const char uz_fn[] = "MPI_Get_elements";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     MPI_Count count_wide = 0;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
@@ -116,7 +116,7 @@ UZ_EXPORT int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatyp
 {
     static const char uz_fn[] = "MPI_Get_elements_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -137,7 +137,7 @@ UZ_EXPORT int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatyp
 {
     static const char uz_fn[] = "MPI_Get_elements_x";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -218,7 +218,7 @@ UZ_EXPORT int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, v
     static const char uz_fn[] = "MPI_Pack";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     MPI_Count position_wide = *position;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
@@ -251,7 +251,7 @@ UZ_EXPORT int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype dat
     static const char uz_fn[] = "MPI_Pack_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -281,7 +281,7 @@ UZ_EXPORT int PMPI_Pack_external(const char datarep[], const void *inbuf, int in
 {
     static const char uz_fn[] = "MPI_Pack_external";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -304,7 +304,7 @@ UZ_EXPORT int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_
 {
     static const char uz_fn[] = "MPI_Pack_external_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -327,7 +327,7 @@ UZ_EXPORT int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Dat
 {
     static const char uz_fn[] = "MPI_Pack_external_size";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -348,7 +348,7 @@ UZ_EXPORT int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount,
 {
     static const char uz_fn[] = "MPI_Pack_external_size_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -370,7 +370,7 @@ UZ_EXPORT int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, 
     static const char uz_fn[] = "MPI_Pack_size";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     MPI_Count size_wide = 0;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
@@ -399,7 +399,7 @@ UZ_EXPORT int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Com
     static const char uz_fn[] = "MPI_Pack_size_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -448,7 +448,7 @@ UZ_EXPORT int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype
 {
     static const char uz_fn[] = "MPI_Type_contiguous";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -471,7 +471,7 @@ UZ_EXPORT int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_
 {
     static const char uz_fn[] = "MPI_Type_contiguous_c";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -494,7 +494,7 @@ UZ_EXPORT int PMPI_Type_create_darray(int size, int rank, int ndims, const int a
 {
     static const char uz_fn[] = "MPI_Type_create_darray";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -517,7 +517,7 @@ UZ_EXPORT int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI
 {
     static const char uz_fn[] = "MPI_Type_create_darray_c";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -591,7 +591,7 @@ UZ_EXPORT int PMPI_Type_create_hindexed(int count, const int array_of_blocklengt
 {
     static const char uz_fn[] = "MPI_Type_create_hindexed";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -614,7 +614,7 @@ UZ_EXPORT int PMPI_Type_create_hindexed_block(int count, int blocklength, const 
 {
     static const char uz_fn[] = "MPI_Type_create_hindexed_block";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -639,7 +639,7 @@ UZ_EXPORT int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count block
 {
     static const char uz_fn[] = "MPI_Type_create_hindexed_block_c";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -664,7 +664,7 @@ UZ_EXPORT int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array
 {
     static const char uz_fn[] = "MPI_Type_create_hindexed_c";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -687,7 +687,7 @@ UZ_EXPORT int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stri
 {
     static const char uz_fn[] = "MPI_Type_create_hvector";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -712,7 +712,7 @@ UZ_EXPORT int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength,
 {
     static const char uz_fn[] = "MPI_Type_create_hvector_c";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -737,7 +737,7 @@ UZ_EXPORT int PMPI_Type_create_indexed_block(int count, int blocklength, const i
 {
     static const char uz_fn[] = "MPI_Type_create_indexed_block";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -762,7 +762,7 @@ UZ_EXPORT int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blockl
 {
     static const char uz_fn[] = "MPI_Type_create_indexed_block_c";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -804,7 +804,7 @@ UZ_EXPORT int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Ai
 {
     static const char uz_fn[] = "MPI_Type_create_resized";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -825,7 +825,7 @@ UZ_EXPORT int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI
 {
     static const char uz_fn[] = "MPI_Type_create_resized_c";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -884,7 +884,7 @@ UZ_EXPORT int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], c
 {
     static const char uz_fn[] = "MPI_Type_create_subarray";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -907,7 +907,7 @@ UZ_EXPORT int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_si
 {
     static const char uz_fn[] = "MPI_Type_create_subarray_c";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -930,7 +930,7 @@ UZ_EXPORT int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     static const char uz_fn[] = "MPI_Type_delete_attr";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -949,7 +949,7 @@ UZ_EXPORT int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char uz_fn[] = "MPI_Type_dup";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -1016,7 +1016,7 @@ UZ_EXPORT int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *a
 {
     static const char uz_fn[] = "MPI_Type_get_attr";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1037,7 +1037,7 @@ UZ_EXPORT int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, in
 {
     static const char uz_fn[] = "MPI_Type_get_contents";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1056,7 +1056,7 @@ UZ_EXPORT int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_inte
 {
     static const char uz_fn[] = "MPI_Type_get_contents_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1075,7 +1075,7 @@ UZ_EXPORT int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, i
 {
     static const char uz_fn[] = "MPI_Type_get_envelope";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1102,7 +1102,7 @@ UZ_EXPORT int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_int
 {
     static const char uz_fn[] = "MPI_Type_get_envelope_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1131,7 +1131,7 @@ UZ_EXPORT int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint
 {
     static const char uz_fn[] = "MPI_Type_get_extent";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1154,7 +1154,7 @@ UZ_EXPORT int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_C
 {
     static const char uz_fn[] = "MPI_Type_get_extent_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1177,7 +1177,7 @@ UZ_EXPORT int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_C
 {
     static const char uz_fn[] = "MPI_Type_get_extent_x";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1200,7 +1200,7 @@ UZ_EXPORT int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *re
 {
     static const char uz_fn[] = "MPI_Type_get_name";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1223,7 +1223,7 @@ UZ_EXPORT int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb
 {
     static const char uz_fn[] = "MPI_Type_get_true_extent";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1246,7 +1246,7 @@ UZ_EXPORT int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true
 {
     static const char uz_fn[] = "MPI_Type_get_true_extent_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1269,7 +1269,7 @@ UZ_EXPORT int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true
 {
     static const char uz_fn[] = "MPI_Type_get_true_extent_x";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1292,8 +1292,8 @@ UZ_EXPORT int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype in
 {
     static const char uz_fn[] = "MPI_Type_get_value_index";
     int uz_rc;
-    uz_datatype *value_type_obj;
-    uz_datatype *index_type_obj;
+    uz_datatype *value_type_obj = NULL;
+    uz_datatype *index_type_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     value_type_obj = uz_datatype_get(value_type);
@@ -1317,7 +1317,7 @@ UZ_EXPORT int PMPI_Type_indexed(int count, const int array_of_blocklengths[], co
 {
     static const char uz_fn[] = "MPI_Type_indexed";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -1340,7 +1340,7 @@ UZ_EXPORT int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_bloc
 {
     static const char uz_fn[] = "MPI_Type_indexed_c";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -1380,7 +1380,7 @@ UZ_EXPORT int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *a
 {
     static const char uz_fn[] = "MPI_Type_set_attr";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1399,7 +1399,7 @@ UZ_EXPORT int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     static const char uz_fn[] = "MPI_Type_set_name";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1420,7 +1420,7 @@ UZ_EXPORT int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
     static const char uz_fn[] = "MPI_Type_size";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     MPI_Count size_wide = 0;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
@@ -1443,7 +1443,7 @@ UZ_EXPORT int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 {
     static const char uz_fn[] = "MPI_Type_size_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1464,7 +1464,7 @@ UZ_EXPORT int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
     static const char uz_fn[] = "MPI_Type_size_x";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1491,7 +1491,7 @@ UZ_EXPORT int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datat
 {
     static const char uz_fn[] = "MPI_Type_vector";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -1516,7 +1516,7 @@ UZ_EXPORT int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Cou
 {
     static const char uz_fn[] = "MPI_Type_vector_c";
     int uz_rc;
-    uz_datatype *oldtype_obj;
+    uz_datatype *oldtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     oldtype_obj = uz_datatype_get(oldtype);
@@ -1542,7 +1542,7 @@ UZ_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *ou
     static const char uz_fn[] = "MPI_Unpack";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     MPI_Count position_wide = *position;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
@@ -1573,7 +1573,7 @@ UZ_EXPORT int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *posi
     static const char uz_fn[] = "MPI_Unpack_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1601,7 +1601,7 @@ UZ_EXPORT int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_
 {
     static const char uz_fn[] = "MPI_Unpack_external";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1624,7 +1624,7 @@ UZ_EXPORT int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MP
 {
     static const char uz_fn[] = "MPI_Unpack_external_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);

@@ -24,19 +24,60 @@ UZ_EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) __attri
 
 UZ_EXPORT int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
-    return uz_err_raise_comm("MPI_Attr_delete", uz_comm_get(comm), uz_err_unsupported("MPI_Attr_delete"));
+    static const char uz_fn[] = "MPI_Attr_delete";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Attr_delete(comm_obj, keyval);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Attr_delete(MPI_Comm comm, int keyval) __attribute__((weak, alias("PMPI_Attr_delete")));
 
 UZ_EXPORT int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    return uz_err_raise_comm("MPI_Attr_get", uz_comm_get(comm), uz_err_unsupported("MPI_Attr_get"));
+    static const char uz_fn[] = "MPI_Attr_get";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Attr_get(comm_obj, keyval, attribute_val, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag) __attribute__((weak, alias("PMPI_Attr_get")));
 
 UZ_EXPORT int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    return uz_err_raise_comm("MPI_Attr_put", uz_comm_get(comm), uz_err_unsupported("MPI_Attr_put"));
+    static const char uz_fn[] = "MPI_Attr_put";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Attr_put(comm_obj, keyval, attribute_val);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __attribute__((weak, alias("PMPI_Attr_put")));
 
@@ -54,13 +95,35 @@ UZ_EXPORT int MPI_Free_mem(void *base) __attribute__((weak, alias("PMPI_Free_mem
 
 UZ_EXPORT int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
-    return uz_err_raise_comm("MPI_Keyval_create", NULL, uz_err_unsupported("MPI_Keyval_create"));
+    static const char uz_fn[] = "MPI_Keyval_create";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(keyval, "keyval")))
+        goto fail;
+    uz_rc = uz_mpi_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state) __attribute__((weak, alias("PMPI_Keyval_create")));
 
 UZ_EXPORT int PMPI_Keyval_free(int *keyval)
 {
-    return uz_err_raise_comm("MPI_Keyval_free", NULL, uz_err_unsupported("MPI_Keyval_free"));
+    static const char uz_fn[] = "MPI_Keyval_free";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(keyval, "keyval")))
+        goto fail;
+    uz_rc = uz_mpi_Keyval_free(keyval);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Keyval_free(int *keyval) __attribute__((weak, alias("PMPI_Keyval_free")));
 

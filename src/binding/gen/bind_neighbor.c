@@ -6,180 +6,1094 @@
 
 UZ_EXPORT int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ineighbor_allgather", uz_comm_get(comm), uz_err_unsupported("MPI_Ineighbor_allgather"));
+    static const char uz_fn[] = "MPI_Ineighbor_allgather";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_allgather")));
 
 UZ_EXPORT int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ineighbor_allgather_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ineighbor_allgather_c"));
+    static const char uz_fn[] = "MPI_Ineighbor_allgather_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_allgather_c")));
 
 UZ_EXPORT int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ineighbor_allgatherv", uz_comm_get(comm), uz_err_unsupported("MPI_Ineighbor_allgatherv"));
+    static const char uz_fn[] = "MPI_Ineighbor_allgatherv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ineighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_allgatherv")));
 
 UZ_EXPORT int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ineighbor_allgatherv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ineighbor_allgatherv_c"));
+    static const char uz_fn[] = "MPI_Ineighbor_allgatherv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_allgatherv_c")));
 
 UZ_EXPORT int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ineighbor_alltoall", uz_comm_get(comm), uz_err_unsupported("MPI_Ineighbor_alltoall"));
+    static const char uz_fn[] = "MPI_Ineighbor_alltoall";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoall")));
 
 UZ_EXPORT int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ineighbor_alltoall_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ineighbor_alltoall_c"));
+    static const char uz_fn[] = "MPI_Ineighbor_alltoall_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoall_c")));
 
 UZ_EXPORT int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ineighbor_alltoallv", uz_comm_get(comm), uz_err_unsupported("MPI_Ineighbor_alltoallv"));
+    static const char uz_fn[] = "MPI_Ineighbor_alltoallv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoallv")));
 
 UZ_EXPORT int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ineighbor_alltoallv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ineighbor_alltoallv_c"));
+    static const char uz_fn[] = "MPI_Ineighbor_alltoallv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoallv_c")));
 
 UZ_EXPORT int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ineighbor_alltoallw", uz_comm_get(comm), uz_err_unsupported("MPI_Ineighbor_alltoallw"));
+    static const char uz_fn[] = "MPI_Ineighbor_alltoallw";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoallw")));
 
 UZ_EXPORT int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Ineighbor_alltoallw_c", uz_comm_get(comm), uz_err_unsupported("MPI_Ineighbor_alltoallw_c"));
+    static const char uz_fn[] = "MPI_Ineighbor_alltoallw_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Ineighbor_alltoallw_c")));
 
 UZ_EXPORT int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Neighbor_allgather", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_allgather"));
+    static const char uz_fn[] = "MPI_Neighbor_allgather";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_allgather")));
 
 UZ_EXPORT int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Neighbor_allgather_c", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_allgather_c"));
+    static const char uz_fn[] = "MPI_Neighbor_allgather_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_allgather_c")));
 
 UZ_EXPORT int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Neighbor_allgather_init", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_allgather_init"));
+    static const char uz_fn[] = "MPI_Neighbor_allgather_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_allgather_init")));
 
 UZ_EXPORT int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Neighbor_allgather_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_allgather_init_c"));
+    static const char uz_fn[] = "MPI_Neighbor_allgather_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_allgather_init_c")));
 
 UZ_EXPORT int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Neighbor_allgatherv", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_allgatherv"));
+    static const char uz_fn[] = "MPI_Neighbor_allgatherv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_allgatherv")));
 
 UZ_EXPORT int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Neighbor_allgatherv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_allgatherv_c"));
+    static const char uz_fn[] = "MPI_Neighbor_allgatherv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_allgatherv_c")));
 
 UZ_EXPORT int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Neighbor_allgatherv_init", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_allgatherv_init"));
+    static const char uz_fn[] = "MPI_Neighbor_allgatherv_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_allgatherv_init")));
 
 UZ_EXPORT int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Neighbor_allgatherv_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_allgatherv_init_c"));
+    static const char uz_fn[] = "MPI_Neighbor_allgatherv_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_allgatherv_init_c")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoall", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoall"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoall";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoall")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoall_c", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoall_c"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoall_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoall_c")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoall_init", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoall_init"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoall_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoall_init")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoall_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoall_init_c"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoall_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoall_init_c")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoallv", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoallv"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoallv";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    uz_rc = uz_mpi_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoallv")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoallv_c", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoallv_c"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoallv_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    uz_rc = uz_mpi_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoallv_c")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoallv_init", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoallv_init"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoallv_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoallv_init")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoallv_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoallv_init_c"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoallv_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoallv_init_c")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoallw", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoallw"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoallw";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoallw")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoallw_c", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoallw_c"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoallw_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) __attribute__((weak, alias("PMPI_Neighbor_alltoallw_c")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoallw_init", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoallw_init"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoallw_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoallw_init")));
 
 UZ_EXPORT int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Neighbor_alltoallw_init_c", uz_comm_get(comm), uz_err_unsupported("MPI_Neighbor_alltoallw_init_c"));
+    static const char uz_fn[] = "MPI_Neighbor_alltoallw_init_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Neighbor_alltoallw_init_c")));

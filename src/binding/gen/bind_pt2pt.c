@@ -9,7 +9,7 @@ UZ_EXPORT int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int 
     static const char uz_fn[] = "MPI_Bsend";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -40,7 +40,7 @@ UZ_EXPORT int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     static const char uz_fn[] = "MPI_Bsend_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -71,7 +71,7 @@ UZ_EXPORT int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
     static const char uz_fn[] = "MPI_Bsend_init";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -104,7 +104,7 @@ UZ_EXPORT int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     static const char uz_fn[] = "MPI_Bsend_init_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -247,7 +247,7 @@ UZ_EXPORT int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int
     static const char uz_fn[] = "MPI_Ibsend";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -280,7 +280,7 @@ UZ_EXPORT int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     static const char uz_fn[] = "MPI_Ibsend_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -339,7 +339,7 @@ UZ_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
 {
     static const char uz_fn[] = "MPI_Imrecv";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -364,7 +364,7 @@ UZ_EXPORT int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, M
 {
     static const char uz_fn[] = "MPI_Imrecv_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -415,7 +415,7 @@ UZ_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source
     static const char uz_fn[] = "MPI_Irecv";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -448,7 +448,7 @@ UZ_EXPORT int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
     static const char uz_fn[] = "MPI_Irecv_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -481,7 +481,7 @@ UZ_EXPORT int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int
     static const char uz_fn[] = "MPI_Irsend";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -514,7 +514,7 @@ UZ_EXPORT int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     static const char uz_fn[] = "MPI_Irsend_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -547,7 +547,7 @@ UZ_EXPORT int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int 
     static const char uz_fn[] = "MPI_Isend";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -580,7 +580,7 @@ UZ_EXPORT int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     static const char uz_fn[] = "MPI_Isend_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -613,30 +613,34 @@ UZ_EXPORT int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
     static const char uz_fn[] = "MPI_Isendrecv";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *sendtype_obj;
-    uz_datatype *recvtype_obj;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    sendtype_obj = uz_datatype_get(sendtype);
-    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-        goto fail;
-    recvtype_obj = uz_datatype_get(recvtype);
-    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-        goto fail;
-    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
@@ -658,30 +662,34 @@ UZ_EXPORT int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     static const char uz_fn[] = "MPI_Isendrecv_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *sendtype_obj;
-    uz_datatype *recvtype_obj;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    sendtype_obj = uz_datatype_get(sendtype);
-    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-        goto fail;
-    recvtype_obj = uz_datatype_get(recvtype);
-    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-        goto fail;
-    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
@@ -703,7 +711,7 @@ UZ_EXPORT int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype
     static const char uz_fn[] = "MPI_Isendrecv_replace";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -740,7 +748,7 @@ UZ_EXPORT int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype 
     static const char uz_fn[] = "MPI_Isendrecv_replace_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -777,7 +785,7 @@ UZ_EXPORT int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int
     static const char uz_fn[] = "MPI_Issend";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -810,7 +818,7 @@ UZ_EXPORT int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     static const char uz_fn[] = "MPI_Issend_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -867,7 +875,7 @@ UZ_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messag
 {
     static const char uz_fn[] = "MPI_Mrecv";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -890,7 +898,7 @@ UZ_EXPORT int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MP
 {
     static const char uz_fn[] = "MPI_Mrecv_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -973,7 +981,7 @@ UZ_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
     static const char uz_fn[] = "MPI_Recv";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1004,7 +1012,7 @@ UZ_EXPORT int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int
     static const char uz_fn[] = "MPI_Recv_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1035,7 +1043,7 @@ UZ_EXPORT int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int so
     static const char uz_fn[] = "MPI_Recv_init";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1068,7 +1076,7 @@ UZ_EXPORT int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype
     static const char uz_fn[] = "MPI_Recv_init_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1208,7 +1216,7 @@ UZ_EXPORT int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int 
     static const char uz_fn[] = "MPI_Rsend";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1239,7 +1247,7 @@ UZ_EXPORT int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     static const char uz_fn[] = "MPI_Rsend_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1270,7 +1278,7 @@ UZ_EXPORT int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
     static const char uz_fn[] = "MPI_Rsend_init";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1303,7 +1311,7 @@ UZ_EXPORT int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     static const char uz_fn[] = "MPI_Rsend_init_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1336,7 +1344,7 @@ UZ_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int d
     static const char uz_fn[] = "MPI_Send";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1367,7 +1375,7 @@ UZ_EXPORT int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatyp
     static const char uz_fn[] = "MPI_Send_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1398,7 +1406,7 @@ UZ_EXPORT int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, 
     static const char uz_fn[] = "MPI_Send_init";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1431,7 +1439,7 @@ UZ_EXPORT int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype da
     static const char uz_fn[] = "MPI_Send_init_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1464,30 +1472,34 @@ UZ_EXPORT int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sen
     static const char uz_fn[] = "MPI_Sendrecv";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *sendtype_obj;
-    uz_datatype *recvtype_obj;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    sendtype_obj = uz_datatype_get(sendtype);
-    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-        goto fail;
-    recvtype_obj = uz_datatype_get(recvtype);
-    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-        goto fail;
-    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
@@ -1507,30 +1519,34 @@ UZ_EXPORT int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     static const char uz_fn[] = "MPI_Sendrecv_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *sendtype_obj;
-    uz_datatype *recvtype_obj;
+    uz_datatype *sendtype_obj = NULL;
+    uz_datatype *recvtype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    sendtype_obj = uz_datatype_get(sendtype);
-    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-        goto fail;
-    recvtype_obj = uz_datatype_get(recvtype);
-    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-        goto fail;
-    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+    if (sendbuf != MPI_IN_PLACE) {
+        sendtype_obj = uz_datatype_get(sendtype);
+        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+            goto fail;
+    }
+    if (recvbuf != MPI_IN_PLACE) {
+        recvtype_obj = uz_datatype_get(recvtype);
+        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+            goto fail;
+    }
+    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
@@ -1550,7 +1566,7 @@ UZ_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
     static const char uz_fn[] = "MPI_Sendrecv_replace";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1585,7 +1601,7 @@ UZ_EXPORT int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype d
     static const char uz_fn[] = "MPI_Sendrecv_replace_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1620,7 +1636,7 @@ UZ_EXPORT int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int 
     static const char uz_fn[] = "MPI_Ssend";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1651,7 +1667,7 @@ UZ_EXPORT int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     static const char uz_fn[] = "MPI_Ssend_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1682,7 +1698,7 @@ UZ_EXPORT int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
     static const char uz_fn[] = "MPI_Ssend_init";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1715,7 +1731,7 @@ UZ_EXPORT int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     static const char uz_fn[] = "MPI_Ssend_init_c";
     int uz_rc;
     uz_comm *comm_obj = NULL;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
@@ -1875,7 +1891,7 @@ UZ_EXPORT int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype
 {
     static const char uz_fn[] = "MPI_Status_set_elements";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1894,7 +1910,7 @@ UZ_EXPORT int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype dataty
 {
     static const char uz_fn[] = "MPI_Status_set_elements_c";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
@@ -1913,7 +1929,7 @@ UZ_EXPORT int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype dataty
 {
     static const char uz_fn[] = "MPI_Status_set_elements_x";
     int uz_rc;
-    uz_datatype *datatype_obj;
+    uz_datatype *datatype_obj = NULL;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);

@@ -6,13 +6,31 @@
 
 UZ_EXPORT int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
 {
-    return uz_err_raise_comm("MPI_Abi_get_fortran_booleans", NULL, uz_err_unsupported("MPI_Abi_get_fortran_booleans"));
+    static const char uz_fn[] = "MPI_Abi_get_fortran_booleans";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(is_set, "is_set")))
+        goto fail;
+    uz_rc = uz_mpi_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set) __attribute__((weak, alias("PMPI_Abi_get_fortran_booleans")));
 
 UZ_EXPORT int PMPI_Abi_get_fortran_info(MPI_Info *info)
 {
-    return uz_err_raise_comm("MPI_Abi_get_fortran_info", NULL, uz_err_unsupported("MPI_Abi_get_fortran_info"));
+    static const char uz_fn[] = "MPI_Abi_get_fortran_info";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(info, "info")))
+        goto fail;
+    uz_rc = uz_mpi_Abi_get_fortran_info(info);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Abi_get_fortran_info(MPI_Info *info) __attribute__((weak, alias("PMPI_Abi_get_fortran_info")));
 
@@ -50,13 +68,30 @@ UZ_EXPORT int MPI_Abi_get_version(int *abi_major, int *abi_minor) __attribute__(
 
 UZ_EXPORT int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
 {
-    return uz_err_raise_comm("MPI_Abi_set_fortran_booleans", NULL, uz_err_unsupported("MPI_Abi_set_fortran_booleans"));
+    static const char uz_fn[] = "MPI_Abi_set_fortran_booleans";
+    int uz_rc;
+    uz_rc = uz_mpi_Abi_set_fortran_booleans(logical_size, logical_true, logical_false);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false) __attribute__((weak, alias("PMPI_Abi_set_fortran_booleans")));
 
 UZ_EXPORT int PMPI_Abi_set_fortran_info(MPI_Info info)
 {
-    return uz_err_raise_comm("MPI_Abi_set_fortran_info", NULL, uz_err_unsupported("MPI_Abi_set_fortran_info"));
+    static const char uz_fn[] = "MPI_Abi_set_fortran_info";
+    int uz_rc;
+    uz_info *info_obj = NULL;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    uz_rc = uz_mpi_Abi_set_fortran_info(info_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Abi_set_fortran_info(MPI_Info info) __attribute__((weak, alias("PMPI_Abi_set_fortran_info")));
 
@@ -261,7 +296,7 @@ UZ_EXPORT int PMPI_Info_delete(MPI_Info info, const char *key)
 {
     static const char uz_fn[] = "MPI_Info_delete";
     int uz_rc;
-    uz_info *info_obj;
+    uz_info *info_obj = NULL;
     info_obj = uz_info_get(info);
     if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
@@ -280,7 +315,7 @@ UZ_EXPORT int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char uz_fn[] = "MPI_Info_dup";
     int uz_rc;
-    uz_info *info_obj;
+    uz_info *info_obj = NULL;
     info_obj = uz_info_get(info);
     if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
@@ -326,7 +361,7 @@ UZ_EXPORT int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *
 {
     static const char uz_fn[] = "MPI_Info_get";
     int uz_rc;
-    uz_info *info_obj;
+    uz_info *info_obj = NULL;
     info_obj = uz_info_get(info);
     if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
@@ -349,7 +384,7 @@ UZ_EXPORT int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char uz_fn[] = "MPI_Info_get_nkeys";
     int uz_rc;
-    uz_info *info_obj;
+    uz_info *info_obj = NULL;
     info_obj = uz_info_get(info);
     if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
@@ -368,7 +403,7 @@ UZ_EXPORT int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char uz_fn[] = "MPI_Info_get_nthkey";
     int uz_rc;
-    uz_info *info_obj;
+    uz_info *info_obj = NULL;
     info_obj = uz_info_get(info);
     if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
@@ -387,7 +422,7 @@ UZ_EXPORT int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, 
 {
     static const char uz_fn[] = "MPI_Info_get_string";
     int uz_rc;
-    uz_info *info_obj;
+    uz_info *info_obj = NULL;
     info_obj = uz_info_get(info);
     if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
@@ -410,7 +445,7 @@ UZ_EXPORT int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuel
 {
     static const char uz_fn[] = "MPI_Info_get_valuelen";
     int uz_rc;
-    uz_info *info_obj;
+    uz_info *info_obj = NULL;
     info_obj = uz_info_get(info);
     if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
@@ -433,7 +468,7 @@ UZ_EXPORT int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char uz_fn[] = "MPI_Info_set";
     int uz_rc;
-    uz_info *info_obj;
+    uz_info *info_obj = NULL;
     info_obj = uz_info_get(info);
     if ((uz_rc = uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
@@ -460,15 +495,10 @@ UZ_EXPORT int PMPI_Init(int *argc, char ***argv)
 {
     static const char uz_fn[] = "MPI_Init";
     int uz_rc;
-    if ((uz_rc = uz_check_pointer(argc, "argc")))
-        goto fail;
-    if ((uz_rc = uz_check_pointer(argv, "argv")))
-        goto fail;
     uz_rc = uz_mpi_Init(argc, argv);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
-fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Init(int *argc, char ***argv) __attribute__((weak, alias("PMPI_Init")));
@@ -477,10 +507,6 @@ UZ_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provi
 {
     static const char uz_fn[] = "MPI_Init_thread";
     int uz_rc;
-    if ((uz_rc = uz_check_pointer(argc, "argc")))
-        goto fail;
-    if ((uz_rc = uz_check_pointer(argv, "argv")))
-        goto fail;
     if ((uz_rc = uz_check_pointer(provided, "provided")))
         goto fail;
     uz_rc = uz_mpi_Init_thread(argc, argv, required, provided);

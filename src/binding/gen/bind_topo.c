@@ -6,120 +6,425 @@
 
 UZ_EXPORT int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
-    return uz_err_raise_comm("MPI_Cart_coords", uz_comm_get(comm), uz_err_unsupported("MPI_Cart_coords"));
+    static const char uz_fn[] = "MPI_Cart_coords";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Cart_coords(comm_obj, rank, maxdims, coords);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) __attribute__((weak, alias("PMPI_Cart_coords")));
 
 UZ_EXPORT int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
-    return uz_err_raise_comm("MPI_Cart_create", uz_comm_get(comm_old), uz_err_unsupported("MPI_Cart_create"));
+    static const char uz_fn[] = "MPI_Cart_create";
+    int uz_rc;
+    uz_comm *comm_old_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_old_obj = uz_comm_get(comm_old);
+    if ((uz_rc = uz_check_handle(comm_old_obj, MPI_ERR_COMM, "comm_old", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(comm_cart, "comm_cart")))
+        goto fail;
+    uz_rc = uz_mpi_Cart_create(comm_old_obj, ndims, dims, periods, reorder, comm_cart);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_old_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart) __attribute__((weak, alias("PMPI_Cart_create")));
 
 UZ_EXPORT int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    return uz_err_raise_comm("MPI_Cart_get", uz_comm_get(comm), uz_err_unsupported("MPI_Cart_get"));
+    static const char uz_fn[] = "MPI_Cart_get";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Cart_get(comm_obj, maxdims, dims, periods, coords);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) __attribute__((weak, alias("PMPI_Cart_get")));
 
 UZ_EXPORT int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
-    return uz_err_raise_comm("MPI_Cart_map", uz_comm_get(comm), uz_err_unsupported("MPI_Cart_map"));
+    static const char uz_fn[] = "MPI_Cart_map";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newrank, "newrank")))
+        goto fail;
+    uz_rc = uz_mpi_Cart_map(comm_obj, ndims, dims, periods, newrank);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank) __attribute__((weak, alias("PMPI_Cart_map")));
 
 UZ_EXPORT int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
-    return uz_err_raise_comm("MPI_Cart_rank", uz_comm_get(comm), uz_err_unsupported("MPI_Cart_rank"));
+    static const char uz_fn[] = "MPI_Cart_rank";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(rank, "rank")))
+        goto fail;
+    uz_rc = uz_mpi_Cart_rank(comm_obj, coords, rank);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank) __attribute__((weak, alias("PMPI_Cart_rank")));
 
 UZ_EXPORT int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
-    return uz_err_raise_comm("MPI_Cart_shift", uz_comm_get(comm), uz_err_unsupported("MPI_Cart_shift"));
+    static const char uz_fn[] = "MPI_Cart_shift";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(rank_source, "rank_source")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(rank_dest, "rank_dest")))
+        goto fail;
+    uz_rc = uz_mpi_Cart_shift(comm_obj, direction, disp, rank_source, rank_dest);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest) __attribute__((weak, alias("PMPI_Cart_shift")));
 
 UZ_EXPORT int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
-    return uz_err_raise_comm("MPI_Cart_sub", uz_comm_get(comm), uz_err_unsupported("MPI_Cart_sub"));
+    static const char uz_fn[] = "MPI_Cart_sub";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    uz_rc = uz_mpi_Cart_sub(comm_obj, remain_dims, newcomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Cart_sub")));
 
 UZ_EXPORT int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
-    return uz_err_raise_comm("MPI_Cartdim_get", uz_comm_get(comm), uz_err_unsupported("MPI_Cartdim_get"));
+    static const char uz_fn[] = "MPI_Cartdim_get";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(ndims, "ndims")))
+        goto fail;
+    uz_rc = uz_mpi_Cartdim_get(comm_obj, ndims);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Cartdim_get(MPI_Comm comm, int *ndims) __attribute__((weak, alias("PMPI_Cartdim_get")));
 
 UZ_EXPORT int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
-    return uz_err_raise_comm("MPI_Dims_create", NULL, uz_err_unsupported("MPI_Dims_create"));
+    static const char uz_fn[] = "MPI_Dims_create";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Dims_create(nnodes, ndims, dims);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Dims_create(int nnodes, int ndims, int dims[]) __attribute__((weak, alias("PMPI_Dims_create")));
 
 UZ_EXPORT int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
-    return uz_err_raise_comm("MPI_Dist_graph_create", uz_comm_get(comm_old), uz_err_unsupported("MPI_Dist_graph_create"));
+    static const char uz_fn[] = "MPI_Dist_graph_create";
+    int uz_rc;
+    uz_comm *comm_old_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_old_obj = uz_comm_get(comm_old);
+    if ((uz_rc = uz_check_handle(comm_old_obj, MPI_ERR_COMM, "comm_old", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(n, "n")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(comm_dist_graph, "comm_dist_graph")))
+        goto fail;
+    uz_rc = uz_mpi_Dist_graph_create(comm_old_obj, n, sources, degrees, destinations, weights, info_obj, reorder, comm_dist_graph);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_old_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) __attribute__((weak, alias("PMPI_Dist_graph_create")));
 
 UZ_EXPORT int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
-    return uz_err_raise_comm("MPI_Dist_graph_create_adjacent", uz_comm_get(comm_old), uz_err_unsupported("MPI_Dist_graph_create_adjacent"));
+    static const char uz_fn[] = "MPI_Dist_graph_create_adjacent";
+    int uz_rc;
+    uz_comm *comm_old_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_old_obj = uz_comm_get(comm_old);
+    if ((uz_rc = uz_check_handle(comm_old_obj, MPI_ERR_COMM, "comm_old", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(comm_dist_graph, "comm_dist_graph")))
+        goto fail;
+    uz_rc = uz_mpi_Dist_graph_create_adjacent(comm_old_obj, indegree, sources, sourceweights, outdegree, destinations, destweights, info_obj, reorder, comm_dist_graph);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_old_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) __attribute__((weak, alias("PMPI_Dist_graph_create_adjacent")));
 
 UZ_EXPORT int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
-    return uz_err_raise_comm("MPI_Dist_graph_neighbors", uz_comm_get(comm), uz_err_unsupported("MPI_Dist_graph_neighbors"));
+    static const char uz_fn[] = "MPI_Dist_graph_neighbors";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(maxindegree, "maxindegree")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(maxoutdegree, "maxoutdegree")))
+        goto fail;
+    uz_rc = uz_mpi_Dist_graph_neighbors(comm_obj, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) __attribute__((weak, alias("PMPI_Dist_graph_neighbors")));
 
 UZ_EXPORT int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
-    return uz_err_raise_comm("MPI_Dist_graph_neighbors_count", uz_comm_get(comm), uz_err_unsupported("MPI_Dist_graph_neighbors_count"));
+    static const char uz_fn[] = "MPI_Dist_graph_neighbors_count";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(indegree, "indegree")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(outdegree, "outdegree")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(weighted, "weighted")))
+        goto fail;
+    uz_rc = uz_mpi_Dist_graph_neighbors_count(comm_obj, indegree, outdegree, weighted);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted) __attribute__((weak, alias("PMPI_Dist_graph_neighbors_count")));
 
 UZ_EXPORT int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
-    return uz_err_raise_comm("MPI_Graph_create", uz_comm_get(comm_old), uz_err_unsupported("MPI_Graph_create"));
+    static const char uz_fn[] = "MPI_Graph_create";
+    int uz_rc;
+    uz_comm *comm_old_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_old_obj = uz_comm_get(comm_old);
+    if ((uz_rc = uz_check_handle(comm_old_obj, MPI_ERR_COMM, "comm_old", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(comm_graph, "comm_graph")))
+        goto fail;
+    uz_rc = uz_mpi_Graph_create(comm_old_obj, nnodes, index, edges, reorder, comm_graph);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_old_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph) __attribute__((weak, alias("PMPI_Graph_create")));
 
 UZ_EXPORT int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
-    return uz_err_raise_comm("MPI_Graph_get", uz_comm_get(comm), uz_err_unsupported("MPI_Graph_get"));
+    static const char uz_fn[] = "MPI_Graph_get";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Graph_get(comm_obj, maxindex, maxedges, index, edges);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) __attribute__((weak, alias("PMPI_Graph_get")));
 
 UZ_EXPORT int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
-    return uz_err_raise_comm("MPI_Graph_map", uz_comm_get(comm), uz_err_unsupported("MPI_Graph_map"));
+    static const char uz_fn[] = "MPI_Graph_map";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newrank, "newrank")))
+        goto fail;
+    uz_rc = uz_mpi_Graph_map(comm_obj, nnodes, index, edges, newrank);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank) __attribute__((weak, alias("PMPI_Graph_map")));
 
 UZ_EXPORT int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
-    return uz_err_raise_comm("MPI_Graph_neighbors", uz_comm_get(comm), uz_err_unsupported("MPI_Graph_neighbors"));
+    static const char uz_fn[] = "MPI_Graph_neighbors";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    uz_rc = uz_mpi_Graph_neighbors(comm_obj, rank, maxneighbors, neighbors);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) __attribute__((weak, alias("PMPI_Graph_neighbors")));
 
 UZ_EXPORT int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
-    return uz_err_raise_comm("MPI_Graph_neighbors_count", uz_comm_get(comm), uz_err_unsupported("MPI_Graph_neighbors_count"));
+    static const char uz_fn[] = "MPI_Graph_neighbors_count";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(nneighbors, "nneighbors")))
+        goto fail;
+    uz_rc = uz_mpi_Graph_neighbors_count(comm_obj, rank, nneighbors);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors) __attribute__((weak, alias("PMPI_Graph_neighbors_count")));
 
 UZ_EXPORT int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
-    return uz_err_raise_comm("MPI_Graphdims_get", uz_comm_get(comm), uz_err_unsupported("MPI_Graphdims_get"));
+    static const char uz_fn[] = "MPI_Graphdims_get";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(nnodes, "nnodes")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(nedges, "nedges")))
+        goto fail;
+    uz_rc = uz_mpi_Graphdims_get(comm_obj, nnodes, nedges);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) __attribute__((weak, alias("PMPI_Graphdims_get")));
 
 UZ_EXPORT int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
-    return uz_err_raise_comm("MPI_Topo_test", uz_comm_get(comm), uz_err_unsupported("MPI_Topo_test"));
+    static const char uz_fn[] = "MPI_Topo_test";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(status, "status")))
+        goto fail;
+    uz_rc = uz_mpi_Topo_test(comm_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Topo_test(MPI_Comm comm, int *status) __attribute__((weak, alias("PMPI_Topo_test")));

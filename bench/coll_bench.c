@@ -1,0 +1,128 @@
+/*
+ * coll_bench.c — latency of collective operations.  Plain MPI, so the same
+ * source builds with any implementation's mpicc (bench/compare.py runs it
+ * with Uzura, MPICH and Open MPI side by side).
+ *
+ *   coll_bench barrier|bcast|reduce|allreduce|allgather|alltoall|alltoallv|
+ *              reduce_scatter|gather|scatter|scan [min_bytes max_bytes]
+ *
+ * Prints "bytes microseconds" lines, sizes from min to max by factors of 8
+ * (and max itself).  "bytes" is the message of one rank: the vector of a
+ * reduction (doubles, MPI_SUM), the broadcast buffer, the block each rank
+ * contributes to an allgather or sends to each peer in an alltoall; for
+ * reduce_scatter, the block each rank receives.  A point is the time per
+ * call averaged over the ranks (as OSU does), best of several repetitions,
+ * each long enough (about 0.1 s) to swamp the clock; every repetition
+ * starts from a barrier.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { REPS = 5 };
+
+static int rank, size;
+static char *sbuf, *rbuf;
+static int *counts, *displs;
+
+static void one(const char *op, size_t bytes)
+{
+    int n = (int)(bytes / 8), b = (int)bytes;
+    MPI_Comm w = MPI_COMM_WORLD;
+    if (!strcmp(op, "barrier"))
+        MPI_Barrier(w);
+    else if (!strcmp(op, "bcast"))
+        MPI_Bcast(sbuf, b, MPI_BYTE, 0, w);
+    else if (!strcmp(op, "reduce"))
+        MPI_Reduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, 0, w);
+    else if (!strcmp(op, "allreduce"))
+        MPI_Allreduce(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (!strcmp(op, "allgather"))
+        MPI_Allgather(sbuf, b, MPI_BYTE, rbuf, b, MPI_BYTE, w);
+    else if (!strcmp(op, "gather"))
+        MPI_Gather(sbuf, b, MPI_BYTE, rbuf, b, MPI_BYTE, 0, w);
+    else if (!strcmp(op, "scatter"))
+        MPI_Scatter(sbuf, b, MPI_BYTE, rbuf, b, MPI_BYTE, 0, w);
+    else if (!strcmp(op, "alltoall"))
+        MPI_Alltoall(sbuf, b, MPI_BYTE, rbuf, b, MPI_BYTE, w);
+    else if (!strcmp(op, "alltoallv"))
+        MPI_Alltoallv(sbuf, counts, displs, MPI_BYTE, rbuf, counts, displs, MPI_BYTE, w);
+    else if (!strcmp(op, "reduce_scatter"))
+        MPI_Reduce_scatter_block(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (!strcmp(op, "scan"))
+        MPI_Scan(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
+}
+
+/* Seconds per call over `iters` calls, averaged over the ranks. */
+static double timed(const char *op, size_t bytes, int iters)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++)
+        one(op, bytes);
+    double t = (MPI_Wtime() - t0) / iters, sum;
+    MPI_Allreduce(&t, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return sum / size;
+}
+
+static double measure(const char *op, size_t bytes)
+{
+    /* Calibrate on rank 0's view, so that every rank runs as many. */
+    int iters = 1;
+    double t = timed(op, bytes, 1);
+    while (t * iters < 0.02 && iters < (1 << 20)) {
+        iters *= 4;
+        t = timed(op, bytes, iters);
+    }
+    int n = t > 0 ? (int)(0.1 / t) : 1000;
+    if (n < 1)
+        n = 1;
+    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    double best = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        t = timed(op, bytes, n);
+        if (t < best)
+            best = t;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *op = argc > 1 ? argv[1] : "allreduce";
+    size_t lo = argc > 2 ? strtoul(argv[2], NULL, 0) : 8, hi = argc > 3 ? strtoul(argv[3], NULL, 0) : 4 << 20;
+    if (!strcmp(op, "barrier"))
+        lo = hi = 0;
+    size_t per_rank = 1;
+    if (!strcmp(op, "allgather") || !strcmp(op, "gather") || !strcmp(op, "scatter") ||
+        !strcmp(op, "alltoall") || !strcmp(op, "alltoallv") || !strcmp(op, "reduce_scatter"))
+        per_rank = size;
+    sbuf = calloc(hi * per_rank + 8, 1);
+    rbuf = calloc(hi * per_rank + 8, 1);
+    counts = malloc(sizeof(int) * size);
+    displs = malloc(sizeof(int) * size);
+    if (rank == 0)
+        printf("# %s, %d ranks: bytes, microseconds per call\n", op, size);
+    for (size_t b = lo;; b = b ? b * 8 : 8) {
+        if (b > hi)
+            b = hi;
+        for (int i = 0; i < size; i++) {
+            counts[i] = (int)b;
+            displs[i] = (int)(i * b);
+        }
+        double t = measure(op, b);
+        if (rank == 0)
+            printf("%zu %.3f\n", b, t * 1e6);
+        fflush(stdout);
+        if (b >= hi)
+            break;
+    }
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,172 @@
+/*
+ * algo.h — what the collective algorithm files share: building a schedule
+ * for each operation (one builder per operation, choosing an algorithm),
+ * the helpers they have in common, and running the result as a blocking,
+ * nonblocking or persistent call.
+ */
+#ifndef UZ_COLL_ALGO_H
+#define UZ_COLL_ALGO_H
+
+#include <stddef.h>
+
+#include "coll/coll.h"
+#include "coll/sched.h"
+#include "core/errors.h"
+#include "core/info.h"
+#include "datatype/dt_engine.h"
+
+/* How a built schedule runs. */
+enum uz_coll_mode {
+    UZ_COLL_BLOCKING,
+    UZ_COLL_NONBLOCKING,
+    UZ_COLL_PERSISTENT,
+};
+
+/* A schedule for a call in `mode` (the communicator's reusable one for
+ * blocking calls). */
+int uz_coll_begin(uz_comm *comm, enum uz_coll_mode mode, struct uz_sched **out);
+/* Run or start it; `request` is the output of nonblocking and persistent
+ * calls.  Frees a heap schedule on error. */
+int uz_coll_finish(struct uz_sched *s, enum uz_coll_mode mode, int err, MPI_Request *request);
+
+static inline uz_datatype *uz_byte_type(void)
+{
+    return uz_datatype_get(MPI_BYTE);
+}
+
+/* Address of block i of a buffer of blocks of (count, dt). */
+static inline void *uz_block(const void *buf, MPI_Count i, MPI_Count count, const uz_datatype *dt)
+{
+    return (char *)buf + i * count * dt->extent;
+}
+
+/* Address of the `off`-th element of a buffer of dt. */
+static inline void *uz_elem(const void *buf, MPI_Aint off, const uz_datatype *dt)
+{
+    return (char *)buf + off * dt->extent;
+}
+
+/* Largest power of two <= n (n >= 1). */
+static inline int uz_pof2_floor(int n)
+{
+    int p = 1;
+    while (p * 2 <= n)
+        p *= 2;
+    return p;
+}
+
+/* ------------------------------------------------- per-rank arrays */
+
+/* The counts and displacements arrays of the v and w collectives arrive
+ * as int (MPI_Gatherv) or MPI_Count / MPI_Aint (MPI_Gatherv_c) arrays;
+ * they are copied into the schedule as MPI_Count / MPI_Aint, which also
+ * frees nonblocking calls from the user's arrays. */
+struct uz_varray {
+    const int *i;
+    const MPI_Count *c;
+    const MPI_Aint *a;
+};
+static inline struct uz_varray uz_varray_int(const int *p)
+{
+    return (struct uz_varray){ .i = p };
+}
+static inline struct uz_varray uz_varray_count(const MPI_Count *p)
+{
+    return (struct uz_varray){ .c = p };
+}
+static inline struct uz_varray uz_varray_aint(const MPI_Aint *p)
+{
+    return (struct uz_varray){ .a = p };
+}
+
+/* n entries as MPI_Count / MPI_Aint in schedule scratch (NULL when the
+ * array is NULL or memory ran out; build_err says which). */
+MPI_Count *uz_coll_counts(struct uz_sched *s, int n, struct uz_varray v);
+MPI_Aint *uz_coll_displs(struct uz_sched *s, int n, struct uz_varray v);
+
+/* The datatype handles of the w collectives, checked (valid, committed)
+ * and, when `hold`, kept alive for the schedule.  NULL with *err set when
+ * one is bad. */
+uz_datatype **uz_coll_types(struct uz_sched *s, int n, const MPI_Datatype *h, const char *what, int hold,
+                            int *err);
+
+/* ------------------------------------------------- reduction vectors */
+
+/* Where a reduction's data lives while the schedule runs: the input, and a
+ * writable vector of n units that ends up holding the result (units as in
+ * reducer.h).  When the user's buffers are already in the working form
+ * they are used directly; otherwise the input is packed into scratch at
+ * the start and the work vector is unpacked into the user's buffer at the
+ * end.  `work` is NULL when this rank has no output buffer and the input
+ * needed no packing. */
+struct uz_rvec {
+    MPI_Count n;                /* units */
+    const void *in;             /* the input's unit 0 */
+    void *work;                 /* writable, n units; holds the result at the end */
+    void *user_out;             /* the user's result buffer (count, dt), or NULL */
+    MPI_Count count;
+    int unpack;                 /* result must be unpacked into user_out */
+};
+
+/* Set up the working form for input (inbuf, count, dt) (may be the
+ * output buffer, when in place) and output `outbuf` (NULL when this rank
+ * gets no result).  The work vector is the output buffer itself when that
+ * is in working form. */
+int uz_rvec_setup(struct uz_sched *s, struct uz_rvec *v, const void *inbuf, void *outbuf, MPI_Count count,
+                  uz_datatype *dt);
+/* Copy the input into the work vector (when they differ). */
+void uz_rvec_load(struct uz_sched *s, struct uz_rvec *v);
+/* Finish: unpack the work vector into the user's buffer if needed. */
+void uz_rvec_store(struct uz_sched *s, struct uz_rvec *v);
+/* Scratch for n units. */
+void *uz_rvec_scratch(struct uz_sched *s, MPI_Count n);
+
+/* Message steps for k units at unit offset `off` of a vector base. */
+static inline void *uz_unit(const struct uz_sched *s, const void *base, MPI_Count off)
+{
+    return uz_reducer_at(&s->red, base, off);
+}
+static inline void uz_sched_send_units(struct uz_sched *s, const void *base, MPI_Count off, MPI_Count k,
+                                       int peer)
+{
+    uz_sched_send(s, uz_unit(s, base, off), k * s->red.mult, s->red.xtype, peer);
+}
+static inline void uz_sched_recv_units(struct uz_sched *s, void *base, MPI_Count off, MPI_Count k, int peer)
+{
+    uz_sched_recv(s, uz_unit(s, base, off), k * s->red.mult, s->red.xtype, peer);
+}
+/* Copy k units between vectors. */
+void uz_sched_copy_units(struct uz_sched *s, const void *src, void *dst, MPI_Count off, MPI_Count k);
+
+/* Cut n units into `parts` blocks as even as possible: counts, and in
+ * *displs their offsets (both in schedule scratch). */
+MPI_Count *uz_rvec_split(struct uz_sched *s, MPI_Count n, int parts, MPI_Count **displs);
+/* Ring reduce-scatter of the vector `acc` (block i: cnts[i] units at
+ * displs[i]); rank r ends with block r reduced over every rank.
+ * Commutative operations only. */
+void uz_rvec_reduce_scatter_ring(struct uz_sched *s, void *acc, const MPI_Count *cnts, const MPI_Count *displs);
+/* Binomial-tree reduction of n units at `in` to rank troot, whose result
+ * lands in `final` (NULL elsewhere).  Rooted at rank 0 the combination
+ * follows rank order. */
+void uz_rvec_reduce_tree(struct uz_sched *s, const void *in, MPI_Count n, int troot, void *final);
+/* Ring allgather of those blocks. */
+void uz_rvec_allgather_ring(struct uz_sched *s, void *acc, const MPI_Count *cnts, const MPI_Count *displs);
+
+/* ------------------------------------------------------------ builders */
+
+/* Each adds the steps of one operation to s (intracommunicators unless
+ * said otherwise) and returns an MPI error code for arguments it rejects. */
+int uz_build_barrier(struct uz_sched *s);
+int uz_build_bcast(struct uz_sched *s, void *buf, MPI_Count count, uz_datatype *dt, int root);
+int uz_build_reduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt,
+                    uz_op *op, int root);
+int uz_build_allreduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count,
+                       uz_datatype *dt, uz_op *op);
+int uz_build_gather(struct uz_sched *s, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
+                    void *recvbuf, MPI_Count rcount, uz_datatype *rtype, int root);
+int uz_build_allgather(struct uz_sched *s, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
+                       void *recvbuf, MPI_Count rcount, uz_datatype *rtype);
+int uz_build_alltoall(struct uz_sched *s, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
+                      void *recvbuf, MPI_Count rcount, uz_datatype *rtype);
+
+#endif /* UZ_COLL_ALGO_H */

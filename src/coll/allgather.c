@@ -1,0 +1,318 @@
+/*
+ * allgather.c — MPI_Allgather(v), MPI_Iallgather(v), MPI_Allgather(v)_init.
+ *
+ *  ring                in step k each rank passes the block it received in
+ *                      step k-1 to its right neighbour: p-1 steps, each
+ *                      block crosses every link once.  Long messages.
+ *  recursive_doubling  (p a power of two) in step k ranks exchange their
+ *                      2^k blocks with rank ^ 2^k: log2 p steps.
+ *  bruck               (any p) blocks gathered in a rotated, packed buffer
+ *                      and exchanged at distances 1, 2, 4...: log2 p steps,
+ *                      then one local rotation.
+ *  linear              every rank sends its block to every other at once.
+ *
+ * Allgatherv uses ring or linear.  Intercommunicators: every rank sends its
+ * block to every rank of the other group.
+ */
+#include "coll/algo.h"
+#include "coll/coll_shm.h"
+#include "coll/coll_tune.h"
+#include "pt2pt/lock.h"
+
+/* Block i of the result: counts/displs for Allgatherv, else fixed. */
+struct blocks {
+    void *buf;
+    MPI_Count count;
+    const MPI_Count *counts;
+    const MPI_Aint *displs;
+    uz_datatype *dt;
+};
+
+static void *block_at(const struct blocks *b, int i)
+{
+    return b->counts ? uz_elem(b->buf, b->displs[i], b->dt) : uz_block(b->buf, i, b->count, b->dt);
+}
+
+static MPI_Count block_count(const struct blocks *b, int i)
+{
+    return b->counts ? b->counts[i] : b->count;
+}
+
+static void allgather_ring(struct uz_sched *s, const struct blocks *b)
+{
+    int p = s->comm->size, r = s->comm->rank;
+    int right = (r + 1) % p, left = (r - 1 + p) % p;
+    for (int k = 0; k < p - 1; k++) {
+        int sb = (r - k + p) % p, rb = (r - k - 1 + p) % p;
+        uz_sched_recv(s, block_at(b, rb), block_count(b, rb), b->dt, left);
+        uz_sched_send(s, block_at(b, sb), block_count(b, sb), b->dt, right);
+        uz_sched_fence(s);
+    }
+}
+
+static void allgather_linear(struct uz_sched *s, const struct blocks *b)
+{
+    int p = s->comm->size, r = s->comm->rank;
+    for (int k = 1; k < p; k++) {
+        int src = (r - k + p) % p;
+        uz_sched_recv(s, block_at(b, src), block_count(b, src), b->dt, src);
+    }
+    for (int k = 1; k < p; k++)
+        uz_sched_send(s, block_at(b, r), block_count(b, r), b->dt, (r + k) % p);
+}
+
+static void allgather_recursive_doubling(struct uz_sched *s, void *recvbuf, MPI_Count rcount, uz_datatype *rtype)
+{
+    int p = s->comm->size, r = s->comm->rank;
+    for (int mask = 1; mask < p; mask <<= 1) {
+        int peer = r ^ mask;
+        int mine = r & ~(mask - 1), theirs = peer & ~(mask - 1);
+        uz_sched_recv(s, uz_block(recvbuf, theirs, rcount, rtype), rcount * mask, rtype, peer);
+        uz_sched_send(s, uz_block(recvbuf, mine, rcount, rtype), rcount * mask, rtype, peer);
+        uz_sched_fence(s);
+    }
+}
+
+static void allgather_bruck(struct uz_sched *s, int in_place, void *recvbuf, MPI_Count rcount, uz_datatype *rtype)
+{
+    int p = s->comm->size, r = s->comm->rank;
+    uz_datatype *byte = uz_byte_type();
+    size_t b = (size_t)(rcount * rtype->size);
+    unsigned char *tmp = uz_sched_alloc(s, b * p);
+    if (!tmp)
+        return;
+    uz_sched_copy(s, uz_block(recvbuf, r, rcount, rtype), rcount, rtype, tmp, (MPI_Count)b, byte);
+    uz_sched_fence(s);
+    for (int dist = 1; dist < p; dist <<= 1) {
+        int cnt = dist < p - dist ? dist : p - dist;
+        uz_sched_recv(s, tmp + dist * b, (MPI_Count)(b * cnt), byte, (r + dist) % p);
+        uz_sched_send(s, tmp, (MPI_Count)(b * cnt), byte, (r - dist + p) % p);
+        uz_sched_fence(s);
+    }
+    for (int i = in_place ? 1 : 0; i < p; i++)
+        uz_sched_copy(s, tmp + i * b, (MPI_Count)b, byte, uz_block(recvbuf, (r + i) % p, rcount, rtype), rcount,
+                      rtype);
+}
+
+static int choose(uz_comm *comm, size_t total, int fixed)
+{
+    int alg = uz_config.coll_allgather;
+    int p = comm->size, pof2 = (p & (p - 1)) == 0;
+    if (alg == ALLGATHER_RECURSIVE_DOUBLING && (!pof2 || !fixed))
+        alg = fixed ? ALLGATHER_BRUCK : ALLGATHER_RING;
+    if (alg == ALLGATHER_BRUCK && !fixed)
+        alg = ALLGATHER_RING;
+    if (alg == ALLGATHER_SHM)
+        alg = UZ_ALG_AUTO;
+    if (alg != UZ_ALG_AUTO)
+        return alg;
+    if (total >= uz_config.coll_allgather_long || !fixed)
+        return ALLGATHER_RING;
+    return pof2 ? ALLGATHER_RECURSIVE_DOUBLING : ALLGATHER_BRUCK;
+}
+
+/* Intercommunicators: all pairs across the two groups. */
+static void allgather_inter(struct uz_sched *s, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
+                            const struct blocks *b)
+{
+    int q = s->comm->remote_size;
+    for (int i = 0; i < q; i++)
+        uz_sched_recv(s, block_at(b, i), block_count(b, i), b->dt, i);
+    for (int i = 0; i < q; i++)
+        uz_sched_send(s, sendbuf, scount, stype, i);
+}
+
+static int build_allgather(struct uz_sched *s, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
+                           const struct blocks *b)
+{
+    uz_comm *comm = s->comm;
+    int r = comm->rank, p = comm->size;
+    if (comm->is_inter) {
+        if (sendbuf == MPI_IN_PLACE)
+            return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
+        allgather_inter(s, sendbuf, scount, stype, b);
+        return s->build_err;
+    }
+    if (sendbuf != MPI_IN_PLACE) {
+        uz_sched_copy(s, sendbuf, scount, stype, block_at(b, r), block_count(b, r), b->dt);
+        uz_sched_fence(s);
+    }
+    if (p == 1)
+        return s->build_err;
+    size_t total = 0;
+    for (int i = 0; i < p; i++)
+        total += (size_t)(block_count(b, i) * b->dt->size);
+    if (total == 0)
+        return s->build_err;
+    switch (choose(comm, total, b->counts == NULL)) {
+    case ALLGATHER_RECURSIVE_DOUBLING:
+        allgather_recursive_doubling(s, b->buf, b->count, b->dt);
+        break;
+    case ALLGATHER_BRUCK:
+        allgather_bruck(s, sendbuf == MPI_IN_PLACE, b->buf, b->count, b->dt);
+        break;
+    case ALLGATHER_LINEAR:
+        allgather_linear(s, b);
+        break;
+    default:
+        allgather_ring(s, b);
+        break;
+    }
+    return s->build_err;
+}
+
+int uz_build_allgather(struct uz_sched *s, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
+                       void *recvbuf, MPI_Count rcount, uz_datatype *rtype)
+{
+    struct blocks b = { recvbuf, rcount, NULL, NULL, rtype };
+    return build_allgather(s, sendbuf, scount, stype, &b);
+}
+
+/* ------------------------------------------------------------ entry points */
+
+static int allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
+                     MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, enum uz_coll_mode mode,
+                     MPI_Request *request)
+{
+    if (mode == UZ_COLL_BLOCKING && !comm->is_inter) {
+        int rc = uz_shm_allgather(sendbuf, scount, stype, recvbuf, rcount, rtype, comm,
+                                  uz_shm_want(uz_config.coll_allgather, ALLGATHER_SHM));
+        if (rc != UZ_SHM_DECLINED)
+            return rc;
+    }
+    struct uz_sched *s;
+    int err = uz_coll_begin(comm, mode, &s);
+    if (err)
+        return err;
+    if (mode != UZ_COLL_BLOCKING) {
+        uz_sched_hold_dt(s, stype);
+        uz_sched_hold_dt(s, rtype);
+    }
+    return uz_coll_finish(s, mode, uz_build_allgather(s, sendbuf, scount, stype, recvbuf, rcount, rtype),
+                          request);
+}
+
+static int allgatherv(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
+                      struct uz_varray rcounts, struct uz_varray displs, uz_datatype *rtype, uz_comm *comm,
+                      enum uz_coll_mode mode, MPI_Request *request)
+{
+    struct uz_sched *s;
+    int err = uz_coll_begin(comm, mode, &s);
+    if (err)
+        return err;
+    if (mode != UZ_COLL_BLOCKING) {
+        uz_sched_hold_dt(s, stype);
+        uz_sched_hold_dt(s, rtype);
+    }
+    int p = comm->is_inter ? comm->remote_size : comm->size;
+    struct blocks b = { recvbuf, 0, uz_coll_counts(s, p, rcounts), uz_coll_displs(s, p, displs), rtype };
+    err = s->build_err;
+    for (int i = 0; !err && i < p; i++)
+        if (b.counts[i] < 0)
+            err = uz_err_make(MPI_ERR_COUNT, "invalid count %lld in recvcounts[%d]", (long long)b.counts[i], i);
+    if (!err)
+        err = build_allgather(s, sendbuf, scount, stype, &b);
+    return uz_coll_finish(s, mode, err, request);
+}
+
+int uz_coll_allgather(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
+                      MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm)
+{
+    uz_lock();
+    int err = allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_BLOCKING,
+                        NULL);
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Allgather_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
+                       MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm)
+{
+    return uz_coll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int uz_mpi_Iallgather_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
+                        MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm, MPI_Request *request)
+{
+    uz_lock();
+    int err = allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        UZ_COLL_NONBLOCKING, request);
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
+                            MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm, uz_info *info,
+                            MPI_Request *request)
+{
+    uz_lock();
+    int err = allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                        UZ_COLL_PERSISTENT, request);
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Allgatherv(const void *sendbuf, int sendcount, uz_datatype *sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], uz_datatype *recvtype, uz_comm *comm)
+{
+    uz_lock();
+    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_int(recvcounts), uz_varray_int(displs),
+                         recvtype, comm, UZ_COLL_BLOCKING, NULL);
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint displs[], uz_datatype *recvtype,
+                        uz_comm *comm)
+{
+    uz_lock();
+    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_count(recvcounts),
+                         uz_varray_aint(displs), recvtype, comm, UZ_COLL_BLOCKING, NULL);
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Iallgatherv(const void *sendbuf, int sendcount, uz_datatype *sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], uz_datatype *recvtype, uz_comm *comm,
+                       MPI_Request *request)
+{
+    uz_lock();
+    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_int(recvcounts), uz_varray_int(displs),
+                         recvtype, comm, UZ_COLL_NONBLOCKING, request);
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint displs[], uz_datatype *recvtype,
+                         uz_comm *comm, MPI_Request *request)
+{
+    uz_lock();
+    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_count(recvcounts),
+                         uz_varray_aint(displs), recvtype, comm, UZ_COLL_NONBLOCKING, request);
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Allgatherv_init(const void *sendbuf, int sendcount, uz_datatype *sendtype, void *recvbuf,
+                           const int recvcounts[], const int displs[], uz_datatype *recvtype, uz_comm *comm,
+                           uz_info *info, MPI_Request *request)
+{
+    uz_lock();
+    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_int(recvcounts), uz_varray_int(displs),
+                         recvtype, comm, UZ_COLL_PERSISTENT, request);
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
+                             const MPI_Count recvcounts[], const MPI_Aint displs[], uz_datatype *recvtype,
+                             uz_comm *comm, uz_info *info, MPI_Request *request)
+{
+    uz_lock();
+    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_count(recvcounts),
+                         uz_varray_aint(displs), recvtype, comm, UZ_COLL_PERSISTENT, request);
+    uz_unlock();
+    return err;
+}

@@ -1,0 +1,213 @@
+/*
+ * bcast.c — MPI_Bcast, MPI_Ibcast, MPI_Bcast_init.
+ *
+ *  binomial           the root's data reaches rank root+2^k in round k and
+ *                     every rank that has it passes it on: ceil(log2 p)
+ *                     rounds of the whole message.  Short messages.
+ *  scatter_allgather  (van de Geijn) the message is cut into p pieces, a
+ *                     binomial tree scatters them, a ring gathers them
+ *                     everywhere: each rank moves about 2n bytes instead
+ *                     of n log p.  Long messages.
+ *  linear             the root sends to every rank.
+ *
+ * Non-contiguous data is packed once at the root (and unpacked at the end
+ * elsewhere) for scatter_allgather, which works on byte ranges.
+ */
+#include "coll/algo.h"
+#include "coll/coll_shm.h"
+#include "coll/coll_tune.h"
+#include "pt2pt/lock.h"
+
+static void bcast_binomial(struct uz_sched *s, void *buf, MPI_Count count, uz_datatype *dt, int root)
+{
+    int p = s->comm->size, r = s->comm->rank;
+    int vr = (r - root + p) % p;
+    int mask = 1;
+    while (mask < p) {
+        if (vr & mask) {
+            uz_sched_recv(s, buf, count, dt, (r - mask + p) % p);
+            uz_sched_fence(s);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (vr + mask < p)
+            uz_sched_send(s, buf, count, dt, (r + mask) % p);
+}
+
+static void bcast_linear(struct uz_sched *s, void *buf, MPI_Count count, uz_datatype *dt, int root)
+{
+    int p = s->comm->size, r = s->comm->rank;
+    if (r != root) {
+        uz_sched_recv(s, buf, count, dt, root);
+        return;
+    }
+    for (int i = 1; i < p; i++)
+        uz_sched_send(s, buf, count, dt, (root + i) % p);
+}
+
+/* Bytes [first piece, last piece) of an n-byte message cut in pieces of `piece`. */
+static void piece_range(size_t n, size_t piece, int first, int last, size_t *off, size_t *len)
+{
+    size_t a = (size_t)first * piece, b = (size_t)last * piece;
+    if (a > n)
+        a = n;
+    if (b > n)
+        b = n;
+    *off = a;
+    *len = b - a;
+}
+
+static void bcast_scatter_allgather(struct uz_sched *s, void *buf, MPI_Count count, uz_datatype *dt, int root)
+{
+    int p = s->comm->size, r = s->comm->rank;
+    int vr = (r - root + p) % p;
+    uz_datatype *byte = uz_byte_type();
+    size_t n = (size_t)(count * dt->size);
+    unsigned char *bytes;
+    int packed = !uz_dt_is_contig(dt, count);
+    if (packed) {
+        bytes = uz_sched_alloc(s, n);
+        if (!bytes)
+            return;
+        if (r == root) {
+            uz_sched_copy(s, buf, count, dt, bytes, (MPI_Count)n, byte);
+            uz_sched_fence(s);
+        }
+    } else {
+        bytes = (unsigned char *)buf + dt->true_lb;
+    }
+    size_t piece = (n + p - 1) / p, off, len;
+
+    /* Scatter: rank vr gets pieces [vr, vr + its subtree's size). */
+    int mask = 1;
+    while (mask < p) {
+        if (vr & mask) {
+            int last = vr + mask < p ? vr + mask : p;
+            piece_range(n, piece, vr, last, &off, &len);
+            uz_sched_recv(s, bytes + off, (MPI_Count)len, byte, (r - mask + p) % p);
+            uz_sched_fence(s);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vr + mask >= p)
+            continue;
+        int last = vr + 2 * mask < p ? vr + 2 * mask : p;
+        piece_range(n, piece, vr + mask, last, &off, &len);
+        uz_sched_send(s, bytes + off, (MPI_Count)len, byte, (r + mask) % p);
+    }
+    uz_sched_fence(s);
+
+    /* Ring allgather of the pieces, in relative rank order. */
+    int right = (r + 1) % p, left = (r - 1 + p) % p;
+    for (int k = 0; k < p - 1; k++) {
+        int sp = (vr - k + p) % p, rp = (vr - k - 1 + p) % p;
+        size_t soff, slen;
+        piece_range(n, piece, rp, rp + 1, &off, &len);
+        piece_range(n, piece, sp, sp + 1, &soff, &slen);
+        uz_sched_recv(s, bytes + off, (MPI_Count)len, byte, left);
+        uz_sched_send(s, bytes + soff, (MPI_Count)slen, byte, right);
+        uz_sched_fence(s);
+    }
+    if (packed && r != root)
+        uz_sched_copy(s, bytes, (MPI_Count)n, byte, buf, count, dt);
+}
+
+static int choose(uz_comm *comm, size_t bytes)
+{
+    if (uz_config.coll_bcast != UZ_ALG_AUTO)
+        return uz_config.coll_bcast;
+    if (bytes >= uz_config.coll_bcast_long && comm->size > 2)
+        return BCAST_SCATTER_ALLGATHER;
+    return BCAST_BINOMIAL;
+}
+
+int uz_build_bcast(struct uz_sched *s, void *buf, MPI_Count count, uz_datatype *dt, int root)
+{
+    if (s->comm->size == 1 || count == 0 || dt->size == 0)
+        return MPI_SUCCESS;
+    switch (choose(s->comm, (size_t)(count * dt->size))) {
+    case BCAST_SCATTER_ALLGATHER:
+        bcast_scatter_allgather(s, buf, count, dt, root);
+        break;
+    case BCAST_LINEAR:
+        bcast_linear(s, buf, count, dt, root);
+        break;
+    default:
+        bcast_binomial(s, buf, count, dt, root);
+        break;
+    }
+    return s->build_err;
+}
+
+/* Intercommunicators: the root hands the data to rank 0 of the other
+ * group, which broadcasts it there. */
+static int build_bcast_inter(struct uz_sched *s, void *buf, MPI_Count count, uz_datatype *dt, int root)
+{
+    if (root == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    if (root == MPI_ROOT) {
+        uz_sched_send(s, buf, count, dt, 0);
+        return s->build_err;
+    }
+    if (s->comm->rank == 0) {
+        uz_sched_recv(s, buf, count, dt, root);
+        uz_sched_fence(s);
+    }
+    s->local_phase = 1;
+    int err = uz_build_bcast(s, buf, count, dt, 0);
+    s->local_phase = 0;
+    return err;
+}
+
+static int bcast(void *buf, MPI_Count count, uz_datatype *dt, int root, uz_comm *comm, enum uz_coll_mode mode,
+                 MPI_Request *request)
+{
+    if (mode == UZ_COLL_BLOCKING && !comm->is_inter) {
+        int rc = uz_shm_bcast(buf, count, dt, root, comm, uz_shm_want(uz_config.coll_bcast, BCAST_SHM));
+        if (rc != UZ_SHM_DECLINED)
+            return rc;
+    }
+    struct uz_sched *s;
+    int err = uz_coll_begin(comm, mode, &s);
+    if (err)
+        return err;
+    if (mode != UZ_COLL_BLOCKING)
+        uz_sched_hold_dt(s, dt);
+    err = comm->is_inter ? build_bcast_inter(s, buf, count, dt, root) : uz_build_bcast(s, buf, count, dt, root);
+    return uz_coll_finish(s, mode, err, request);
+}
+
+int uz_coll_bcast(void *buf, MPI_Count count, uz_datatype *dt, int root, uz_comm *comm)
+{
+    uz_lock();
+    int err = bcast(buf, count, dt, root, comm, UZ_COLL_BLOCKING, NULL);
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Bcast_c(void *buffer, MPI_Count count, uz_datatype *datatype, int root, uz_comm *comm)
+{
+    return uz_coll_bcast(buffer, count, datatype, root, comm);
+}
+
+int uz_mpi_Ibcast_c(void *buffer, MPI_Count count, uz_datatype *datatype, int root, uz_comm *comm,
+                    MPI_Request *request)
+{
+    uz_lock();
+    int err = bcast(buffer, count, datatype, root, comm, UZ_COLL_NONBLOCKING, request);
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Bcast_init_c(void *buffer, MPI_Count count, uz_datatype *datatype, int root, uz_comm *comm,
+                        uz_info *info, MPI_Request *request)
+{
+    uz_lock();
+    int err = bcast(buffer, count, datatype, root, comm, UZ_COLL_PERSISTENT, request);
+    uz_unlock();
+    return err;
+}

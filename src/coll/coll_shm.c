@@ -1,0 +1,790 @@
+/*
+ * coll_shm.c — collectives through a shared area (coll_shm.h).
+ *
+ * When every rank of a communicator is on this host, its first collective
+ * that wants shared memory creates an area the ranks map (transport/shm/
+ * shm_coll.h), in two lanes:
+ *
+ *   header | small lane: 16 phases of p+1 slots of 4 KiB
+ *          | large lane:  2 phases of p+1 slots of UZURA_COLL_SHM_SLOT
+ *
+ * each lane with its own control words and done[p] line per rank.  A phase
+ * holds one slot per rank and a result slot.  Operations on a lane are
+ * numbered k = 1, 2, ...; operation k uses phase k mod N, so a rank may run
+ * up to N-1 operations ahead of the slowest: back-to-back broadcasts and
+ * reductions, whose non-roots need not wait, pipeline through the small
+ * lane the way eager messages do.  Before writing into phase k mod N a rank
+ * makes sure every rank has finished operation k-N (done[r] >= k-N); after
+ * an operation in which every rank arrives, that is known without looking.
+ * Small messages use the small lane; larger ones go through the large lane
+ * in slot-sized pieces, one operation each.
+ *
+ * An operation is: write your part into your slot, arrive (an atomic
+ * counter), and then either you were last and do the combined work (a
+ * reduction into the result slot) and release the others by publishing k,
+ * or you wait for the release; then read what you need.  Rooted
+ * operations skip what they do not need: a broadcast root just writes and
+ * releases; non-roots of a reduction or gather leave after arriving.
+ *
+ * Waiting is coll_wait.c's: brief polling, yielding, then sleep on the
+ * transport's doorbell.  The releaser rings only the doorbells of ranks
+ * that sleep, and looks only when the area's sleeper count says some do.
+ */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "coll/algo.h"
+#include "coll/coll_shm.h"
+#include "coll/coll_tune.h"
+#include "coll/coll_wait.h"
+#include "core/runtime.h"
+#include "pt2pt/lock.h"
+#include "pt2pt/pt2pt.h"
+#include "transport/shm/shm.h"
+#include "transport/shm/shm_coll.h"
+
+extern int uz_shm_active;       /* pt2pt/progress.c: the shm transport is up */
+
+enum { LINE = 64, MIN_SLOT = 8192, MAX_SLOT = 1 << 20 };
+enum { SMALL_PHASES = 16, SMALL_SLOT = 4096, LARGE_PHASES = 2 };
+
+/* Two rendezvous per phase: the second is for the parallel reduction
+ * (everyone has reduced its share). */
+struct phase_ctl {
+    _Alignas(LINE) atomic_uint arrived;
+    _Alignas(LINE) atomic_ulong gen;            /* k of the last release in this phase */
+    _Alignas(LINE) atomic_uint arrived2;
+    _Alignas(LINE) atomic_ulong gen2;
+};
+
+struct area_hdr {
+    _Alignas(LINE) atomic_uint sleepers;        /* ranks that may be asleep waiting here */
+};
+
+struct done_line {
+    _Alignas(LINE) atomic_ulong k;              /* last operation this rank finished */
+};
+
+struct lane {
+    int nphase;                 /* a power of two */
+    size_t slot;
+    struct phase_ctl *ctl;      /* [nphase] */
+    struct done_line *done;     /* [p] */
+    unsigned char *data;        /* nphase phases of p+1 slots */
+    uint64_t k;                 /* operations started */
+    uint64_t known_done;        /* every rank has finished operations <= this */
+};
+
+struct uz_coll_shm {
+    unsigned char *base;
+    size_t bytes;
+    int p, me;
+    struct area_hdr *hdr;
+    struct lane lanes[2];       /* small, large */
+    int *locals;                /* local index (on this host) of each rank */
+};
+
+/* ------------------------------------------------------------------ set-up */
+
+static size_t slot_size(void)
+{
+    size_t s = uz_config.coll_shm_slot;
+    if (s < MIN_SLOT)
+        s = MIN_SLOT;
+    if (s > MAX_SLOT)
+        s = MAX_SLOT;
+    return (s + LINE - 1) / LINE * LINE;
+}
+
+static int all_local(uz_comm *comm, int *locals)
+{
+    for (int i = 0; i < comm->size; i++) {
+        struct uz_peer *peer = &uz_peers[uz_group_world_rank(comm->local_group, i)];
+        if (peer->path == UZ_PATH_SELF)
+            locals[i] = uz_rt.local_rank;
+        else if (peer->path == UZ_PATH_SHM)
+            locals[i] = peer->local;
+        else
+            return 0;
+    }
+    return 1;
+}
+
+struct setup_msg {
+    int ok;
+    char tag[60];
+};
+
+/* Rank 0 creates the area and broadcasts its name; the others map it; all
+ * agree (an allreduce) whether everyone could, then the name goes. */
+static struct uz_coll_shm *setup(uz_comm *comm)
+{
+    static unsigned areas_made;
+    int p = comm->size, me = comm->rank, err = MPI_SUCCESS;
+    if (p < 2 || comm->is_inter || !uz_shm_active)
+        return NULL;
+    struct uz_coll_shm *sh = calloc(1, sizeof(*sh));
+    int *locals = malloc(sizeof(int) * p);
+    int usable = sh && locals && all_local(comm, locals);
+    if (!usable) {
+        free(sh);
+        free(locals);
+        return NULL;
+    }
+    sh->p = p;
+    sh->me = me;
+    sh->locals = locals;
+    size_t hdr = (sizeof(struct area_hdr) + LINE - 1) / LINE * LINE;
+    struct lane *small = &sh->lanes[0], *large = &sh->lanes[1];
+    small->nphase = SMALL_PHASES;
+    small->slot = SMALL_SLOT;
+    large->nphase = LARGE_PHASES;
+    large->slot = slot_size();
+    sh->bytes = hdr;
+    for (int i = 0; i < 2; i++) {
+        struct lane *L = &sh->lanes[i];
+        sh->bytes += (size_t)L->nphase * sizeof(struct phase_ctl) + (size_t)p * sizeof(struct done_line) +
+                     (size_t)L->nphase * (size_t)(p + 1) * L->slot;
+    }
+
+    struct setup_msg msg = { 0 };
+    if (me == 0) {
+        snprintf(msg.tag, sizeof(msg.tag), "%d-%u", uz_rt.world_rank, areas_made++);
+        sh->base = uz_shm_coll_map(msg.tag, sh->bytes, 1, &err);
+        msg.ok = sh->base != NULL;
+    }
+    struct uz_sched *s;
+    uz_datatype *byte = uz_byte_type();
+    int ok = 0, all = 0;
+    if (!(err = uz_sched_blocking(comm, &s)) && !(err = uz_build_bcast(s, &msg, sizeof(msg), byte, 0)))
+        err = uz_sched_run(s);
+    if (!err && me != 0 && msg.ok)
+        sh->base = uz_shm_coll_map(msg.tag, sh->bytes, 0, &err);
+    ok = !err && sh->base != NULL;
+    if (!(err = uz_sched_blocking(comm, &s)) &&
+        !(err = uz_build_allreduce(s, &ok, &all, 1, uz_datatype_get(MPI_INT), uz_op_get(MPI_MIN))))
+        err = uz_sched_run(s);
+    if (me == 0 && msg.ok)
+        uz_shm_coll_unlink(msg.tag);
+    if (err || !all) {
+        if (uz_config.verbose && me == 0)
+            fprintf(stderr, "Uzura: shared-memory collectives unavailable on a communicator of %d ranks; "
+                    "using message passing\n", p);
+        uz_coll_shm_free(sh);
+        return NULL;
+    }
+    sh->hdr = (struct area_hdr *)sh->base;
+    unsigned char *at = sh->base + hdr;
+    for (int i = 0; i < 2; i++) {
+        struct lane *L = &sh->lanes[i];
+        L->ctl = (struct phase_ctl *)at;
+        at += (size_t)L->nphase * sizeof(struct phase_ctl);
+        L->done = (struct done_line *)at;
+        at += (size_t)p * sizeof(struct done_line);
+        L->data = at;
+        at += (size_t)L->nphase * (size_t)(p + 1) * L->slot;
+    }
+    return sh;
+}
+
+void uz_coll_shm_free(struct uz_coll_shm *sh)
+{
+    if (!sh)
+        return;
+    uz_shm_coll_unmap(sh->base, sh->bytes);
+    free(sh->locals);
+    free(sh);
+}
+
+static struct uz_coll_shm *shm_of(uz_comm *comm)
+{
+    struct uz_coll_state *cs = uz_coll_state_of(comm);
+    if (!cs)
+        return NULL;
+    if (cs->shm_state == 0) {
+        cs->shm = setup(comm);
+        cs->shm_state = cs->shm ? 1 : -1;
+    }
+    return cs->shm;
+}
+
+void uz_shm_prepare(uz_comm *comm, int want)
+{
+    if (want >= 0 && (want > 0 || uz_config.coll_shm_max > 0) && !comm->is_inter)
+        shm_of(comm);
+}
+
+/* ----------------------------------------------------------------- waiting */
+
+struct until {
+    atomic_ulong *word;
+    uint64_t target;
+};
+
+static int reached(void *arg)
+{
+    struct until *u = arg;
+    return atomic_load_explicit(u->word, memory_order_acquire) >= u->target;
+}
+
+/* Wait until *w >= target (coll_wait.c says how). */
+static void wait_for(struct uz_coll_shm *sh, atomic_ulong *w, uint64_t target)
+{
+    struct until u = { w, target };
+    uz_coll_wait(reached, &u, &sh->hdr->sleepers);
+}
+
+/* -------------------------------------------------------- operation steps */
+
+static void wake_sleepers(struct uz_coll_shm *sh)
+{
+    if (atomic_load_explicit(&sh->hdr->sleepers, memory_order_seq_cst) == 0)
+        return;
+    for (int r = 0; r < sh->p; r++)
+        if (r != sh->me)
+            uz_shm_wake_if_sleeping(sh->locals[r]);
+}
+
+/* The lane for an operation whose slots hold `per_slot` bytes at most. */
+static struct lane *lane_for(struct uz_coll_shm *sh, size_t per_slot)
+{
+    return per_slot <= sh->lanes[0].slot ? &sh->lanes[0] : &sh->lanes[1];
+}
+
+static uint64_t op_begin(struct uz_coll_shm *sh, struct lane *L)
+{
+    uint64_t k = ++L->k, n = (uint64_t)L->nphase;
+    if (k > n && L->known_done < k - n) {
+        for (int r = 0; r < sh->p; r++)
+            wait_for(sh, &L->done[r].k, k - n);
+        L->known_done = k - n;
+    }
+    return k;
+}
+
+/* A rank may sleep in op_begin waiting for this: wake it. */
+static void op_end(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
+{
+    atomic_store_explicit(&L->done[sh->me].k, k, memory_order_seq_cst);
+    wake_sleepers(sh);
+}
+
+/* Every rank arrived at k, so every rank finished k-1. */
+static void all_arrived(struct lane *L, uint64_t k)
+{
+    if (L->known_done < k - 1)
+        L->known_done = k - 1;
+}
+
+static struct phase_ctl *ctl_of(struct lane *L, uint64_t k)
+{
+    return &L->ctl[k & (uint64_t)(L->nphase - 1)];
+}
+
+static int arrive(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
+{
+    struct phase_ctl *c = ctl_of(L, k);
+    unsigned before = atomic_fetch_add_explicit(&c->arrived, 1, memory_order_acq_rel);
+    if (before + 1 < (unsigned)sh->p)
+        return 0;
+    atomic_store_explicit(&c->arrived, 0, memory_order_relaxed);
+    return 1;
+}
+
+static void release(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
+{
+    atomic_store_explicit(&ctl_of(L, k)->gen, k, memory_order_seq_cst);
+    wake_sleepers(sh);
+}
+
+static void wait_release(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
+{
+    wait_for(sh, &ctl_of(L, k)->gen, k);
+}
+
+/* Slot r of operation k's phase (r == p: the result slot). */
+static unsigned char *slot_of(struct uz_coll_shm *sh, struct lane *L, uint64_t k, int r)
+{
+    uint64_t phase = k & (uint64_t)(L->nphase - 1);
+    return L->data + ((size_t)phase * (size_t)(sh->p + 1) + (size_t)r) * L->slot;
+}
+
+/* ------------------------------------------------------------ data moving */
+
+/* Bytes [off, off+len) of the packed stream of (buf, count, dt). */
+static void pack_range(const void *buf, MPI_Count count, const uz_datatype *dt, size_t off, size_t len, void *dst)
+{
+    if (len == 0)
+        return;
+    if (uz_dt_is_contig(dt, count)) {
+        memcpy(dst, (const char *)buf + dt->true_lb + off, len);
+        return;
+    }
+    struct uz_dt_cursor c;
+    uz_dt_cursor_init(&c, buf, count, dt);
+    uz_dt_cursor_seek(&c, off);
+    uz_dt_cursor_pack(&c, dst, len);
+}
+
+static void unpack_range(void *buf, MPI_Count count, const uz_datatype *dt, size_t off, size_t len, const void *src)
+{
+    if (len == 0)
+        return;
+    if (uz_dt_is_contig(dt, count)) {
+        memcpy((char *)buf + dt->true_lb + off, src, len);
+        return;
+    }
+    struct uz_dt_cursor c;
+    uz_dt_cursor_init(&c, buf, count, dt);
+    uz_dt_cursor_seek(&c, off);
+    uz_dt_cursor_unpack(&c, src, len);
+}
+
+/* More ranks on this host than it has processors.  Every rank must reach
+ * the same decision, so this uses the host's processor count, not the
+ * rank's own affinity. */
+static int host_oversubscribed(void)
+{
+    static int answer = -1;
+    if (answer < 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        answer = n > 0 && uz_rt.local_size > n;
+    }
+    return answer;
+}
+
+/* Does the call go through shared memory?  Measured here (docs/
+ * collectives.md):
+ *  - synchronizing operations (every rank waits for every other: barrier,
+ *    allreduce, allgather, alltoall, reduce_scatter): with a core per rank,
+ *    up to COLL_SHM_MAX (beyond, message passing copies once by
+ *    cross-memory attach where the area copies twice); with more ranks
+ *    than cores, at every size: the message-passing algorithms have
+ *    several rounds in which a rank waits for one particular other, each a
+ *    trip through the scheduler, where an area operation needs about one;
+ *  - rooted operations (bcast, reduce, gather, scatter), whose non-roots
+ *    need not wait: back-to-back calls pipeline through eager messages
+ *    better than through the area, so only with more ranks than cores and
+ *    above COLL_SHM_ROOTED_MIN. */
+enum shm_class { SYNC, ROOTED };
+
+static int wanted(int want, size_t bytes, enum shm_class cls)
+{
+    if (want < 0)
+        return 0;
+    if (want > 0)
+        return 1;
+    if (uz_config.coll_shm_max == 0)
+        return 0;
+    if (cls == ROOTED)
+        return host_oversubscribed() && bytes > uz_config.coll_shm_rooted_min;
+    return bytes <= uz_config.coll_shm_max || host_oversubscribed();
+}
+
+/* ----------------------------------------------------------------- barrier */
+
+int uz_shm_barrier(uz_comm *comm, int want)
+{
+    if (want < 0 || (want == 0 && uz_config.coll_shm_max == 0))
+        return UZ_SHM_DECLINED;
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    struct lane *L = &sh->lanes[0];
+    uint64_t k = op_begin(sh, L);
+    if (arrive(sh, L, k))
+        release(sh, L, k);
+    else
+        wait_release(sh, L, k);
+    all_arrived(L, k);
+    op_end(sh, L, k);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------- bcast */
+
+int uz_shm_bcast(void *buf, MPI_Count count, uz_datatype *dt, int root, uz_comm *comm, int want)
+{
+    size_t n = (size_t)(count * dt->size);
+    if (!wanted(want, n, ROOTED) || n == 0)
+        return UZ_SHM_DECLINED;
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    struct lane *L = n <= (size_t)(sh->p + 1) * sh->lanes[0].slot ? &sh->lanes[0] : &sh->lanes[1];
+    /* A piece may use the whole phase area. */
+    size_t piece = (size_t)(sh->p + 1) * L->slot;
+    for (size_t off = 0; off < n; off += piece) {
+        size_t len = n - off < piece ? n - off : piece;
+        uint64_t k = op_begin(sh, L);
+        unsigned char *area = slot_of(sh, L, k, 0);
+        if (comm->rank == root) {
+            pack_range(buf, count, dt, off, len, area);
+            release(sh, L, k);
+        } else {
+            wait_release(sh, L, k);
+            unpack_range(buf, count, dt, off, len, area);
+        }
+        op_end(sh, L, k);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------ reduce, allreduce */
+
+/* result[lo, hi) = slot 0 op slot 1 op ... op slot p-1 there, in rank order. */
+static void combine(struct uz_coll_shm *sh, struct lane *L, const struct uz_reducer *r, uint64_t k, size_t lo,
+                    size_t hi, unsigned char *result)
+{
+    if (hi <= lo)
+        return;
+    size_t n = (hi - lo) / (size_t)r->stride;
+    memcpy(result + lo, slot_of(sh, L, k, sh->p - 1) + lo, hi - lo);
+    for (int i = sh->p - 2; i >= 0; i--)
+        r->kern(slot_of(sh, L, k, i) + lo, result + lo, n);
+}
+
+/* The second rendezvous of a phase: everyone has reduced its share. */
+static void rendezvous2(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
+{
+    struct phase_ctl *c = ctl_of(L, k);
+    unsigned before = atomic_fetch_add_explicit(&c->arrived2, 1, memory_order_acq_rel);
+    if (before + 1 == (unsigned)sh->p) {
+        atomic_store_explicit(&c->arrived2, 0, memory_order_relaxed);
+        atomic_store_explicit(&c->gen2, k, memory_order_seq_cst);
+        wake_sleepers(sh);
+    } else {
+        wait_for(sh, &c->gen2, k);
+    }
+}
+
+/* Pieces from this size are reduced by all ranks together (each its share)
+ * when every rank has a core; below it, or with ranks sharing cores, the
+ * last to arrive reduces the piece alone, which needs one rendezvous
+ * instead of two. */
+enum { PARALLEL_MIN = 16384 };
+
+static int reduce_common(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, int root,
+                         uz_comm *comm, int want)
+{
+    size_t n = (size_t)(count * dt->size);
+    if (!wanted(want, n, root < 0 ? SYNC : ROOTED) || n == 0)
+        return UZ_SHM_DECLINED;
+    struct uz_reducer r;
+    if (uz_reducer_init(&r, op, dt, 0) != MPI_SUCCESS || !r.packed)
+        return UZ_SHM_DECLINED;         /* errors are reported by the caller's path */
+    if (sendbuf == recvbuf && sendbuf != NULL)
+        return UZ_SHM_DECLINED;
+    int me = comm->rank;
+    if (sendbuf == MPI_IN_PLACE && root >= 0 && me != root)
+        return UZ_SHM_DECLINED;
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    struct lane *L = lane_for(sh, n);
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    int gets = root < 0 || me == root;
+    size_t esz = (size_t)r.stride;
+    size_t piece = L->slot / esz * esz;
+    for (size_t off = 0; off < n; off += piece) {
+        size_t len = n - off < piece ? n - off : piece;
+        uint64_t k = op_begin(sh, L);
+        unsigned char *result = slot_of(sh, L, k, sh->p);
+        pack_range(in, count, dt, off, len, slot_of(sh, L, k, me));
+        if (len >= PARALLEL_MIN && !host_oversubscribed()) {
+            /* All arrive; each reduces its share of elements; all meet. */
+            if (arrive(sh, L, k))
+                release(sh, L, k);
+            else
+                wait_release(sh, L, k);
+            all_arrived(L, k);
+            size_t elems = len / esz, per = elems / sh->p, extra = elems % sh->p, mine = (size_t)me;
+            size_t lo = (mine * per + (mine < extra ? mine : extra)) * esz;
+            size_t hi = lo + (per + (mine < extra)) * esz;
+            combine(sh, L, &r, k, lo, hi, result);
+            rendezvous2(sh, L, k);
+        } else if (arrive(sh, L, k)) {
+            combine(sh, L, &r, k, 0, len, result);
+            release(sh, L, k);
+            all_arrived(L, k);
+        } else if (gets) {
+            wait_release(sh, L, k);
+            all_arrived(L, k);
+        } else {
+            op_end(sh, L, k);
+            continue;
+        }
+        if (gets)
+            unpack_range(recvbuf, count, dt, off, len, result);
+        op_end(sh, L, k);
+    }
+    return MPI_SUCCESS;
+}
+
+int uz_shm_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, int root,
+                  uz_comm *comm, int want)
+{
+    return reduce_common(sendbuf, recvbuf, count, dt, op, root, comm, want);
+}
+
+/* Reduce_scatter: the vector is reduced piece by piece like Allreduce, and
+ * each rank takes the part of each piece that falls in its block.  In
+ * place, that part lands in recvbuf at or before where it was read from,
+ * in a piece already packed: safe. */
+int uz_shm_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count *counts, uz_datatype *dt, uz_op *op,
+                          uz_comm *comm, int want)
+{
+    int me = comm->rank, p = comm->size;
+    MPI_Count total = 0, before = 0;
+    for (int i = 0; i < p; i++) {
+        if (i == me)
+            before = total;
+        total += counts[i];
+    }
+    /* Measured: through the area at every size, even with a core per rank
+     * (message passing needs a copy of the whole vector per rank). */
+    size_t n = (size_t)(total * dt->size);
+    if (!wanted(want, 0, SYNC) || n == 0)
+        return UZ_SHM_DECLINED;
+    struct uz_reducer r;
+    if (uz_reducer_init(&r, op, dt, 0) != MPI_SUCCESS || !r.packed || sendbuf == recvbuf)
+        return UZ_SHM_DECLINED;
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    struct lane *L = lane_for(sh, n);
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    size_t esz = (size_t)r.stride, piece = L->slot / esz * esz;
+    size_t blo = (size_t)(before * dt->size), bhi = blo + (size_t)(counts[me] * dt->size);
+    for (size_t off = 0; off < n; off += piece) {
+        size_t len = n - off < piece ? n - off : piece;
+        uint64_t k = op_begin(sh, L);
+        unsigned char *result = slot_of(sh, L, k, sh->p);
+        pack_range(in, total, dt, off, len, slot_of(sh, L, k, me));
+        if (arrive(sh, L, k)) {
+            combine(sh, L, &r, k, 0, len, result);
+            release(sh, L, k);
+        } else {
+            wait_release(sh, L, k);
+        }
+        all_arrived(L, k);
+        size_t lo = off > blo ? off : blo, hi = off + len < bhi ? off + len : bhi;
+        if (lo < hi)
+            unpack_range(recvbuf, counts[me], dt, lo - blo, hi - lo, result + (lo - off));
+        op_end(sh, L, k);
+    }
+    return MPI_SUCCESS;
+}
+
+int uz_shm_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op,
+                     uz_comm *comm, int want)
+{
+    return reduce_common(sendbuf, recvbuf, count, dt, op, -1, comm, want);
+}
+
+/* --------------------------------------------------- gather and friends */
+
+/* These move blocks; a block larger than a piece goes through in byte
+ * ranges, one operation per range. */
+
+int uz_shm_allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
+                     MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int want)
+{
+    size_t b = (size_t)(rcount * rtype->size);
+    if (!wanted(want, b, SYNC) || b == 0)
+        return UZ_SHM_DECLINED;
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    struct lane *L = lane_for(sh, b);
+    int me = comm->rank, p = comm->size, in_place = sendbuf == MPI_IN_PLACE;
+    for (size_t off = 0; off < b; off += L->slot) {
+        size_t len = b - off < L->slot ? b - off : L->slot;
+        uint64_t k = op_begin(sh, L);
+        if (in_place)
+            pack_range(uz_block(recvbuf, me, rcount, rtype), rcount, rtype, off, len, slot_of(sh, L, k, me));
+        else
+            pack_range(sendbuf, scount, stype, off, len, slot_of(sh, L, k, me));
+        if (arrive(sh, L, k))
+            release(sh, L, k);
+        else
+            wait_release(sh, L, k);
+        all_arrived(L, k);
+        for (int i = 0; i < p; i++)
+            if (i != me || !in_place)
+                unpack_range(uz_block(recvbuf, i, rcount, rtype), rcount, rtype, off, len, slot_of(sh, L, k, i));
+        op_end(sh, L, k);
+    }
+    return MPI_SUCCESS;
+}
+
+int uz_shm_gather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
+                  uz_datatype *rtype, int root, uz_comm *comm, int want)
+{
+    int me = comm->rank, p = comm->size;
+    size_t b = (size_t)(me == root ? rcount * rtype->size : scount * stype->size);
+    if (!wanted(want, b, ROOTED) || b == 0 || (sendbuf == MPI_IN_PLACE && me != root))
+        return UZ_SHM_DECLINED;
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    struct lane *L = lane_for(sh, b);
+    for (size_t off = 0; off < b; off += L->slot) {
+        size_t len = b - off < L->slot ? b - off : L->slot;
+        uint64_t k = op_begin(sh, L);
+        if (me != root) {
+            pack_range(sendbuf, scount, stype, off, len, slot_of(sh, L, k, me));
+            if (arrive(sh, L, k))
+                release(sh, L, k);
+            op_end(sh, L, k);
+            continue;
+        }
+        if (arrive(sh, L, k))
+            release(sh, L, k);
+        else
+            wait_release(sh, L, k);
+        all_arrived(L, k);
+        for (int i = 0; i < p; i++)
+            if (i != me)
+                unpack_range(uz_block(recvbuf, i, rcount, rtype), rcount, rtype, off, len, slot_of(sh, L, k, i));
+        op_end(sh, L, k);
+    }
+    if (me == root && sendbuf != MPI_IN_PLACE)
+        uz_coll_local_copy(sendbuf, scount, stype, uz_block(recvbuf, me, rcount, rtype), rcount, rtype);
+    return MPI_SUCCESS;
+}
+
+int uz_shm_scatter(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
+                   uz_datatype *rtype, int root, uz_comm *comm, int want)
+{
+    int me = comm->rank, p = comm->size;
+    size_t b = (size_t)(me == root ? scount * stype->size : rcount * rtype->size);
+    if (!wanted(want, b, ROOTED) || b == 0 || (recvbuf == MPI_IN_PLACE && me != root))
+        return UZ_SHM_DECLINED;
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    struct lane *L = lane_for(sh, b);
+    for (size_t off = 0; off < b; off += L->slot) {
+        size_t len = b - off < L->slot ? b - off : L->slot;
+        uint64_t k = op_begin(sh, L);
+        if (me == root) {
+            for (int i = 0; i < p; i++)
+                if (i != me)
+                    pack_range(uz_block(sendbuf, i, scount, stype), scount, stype, off, len, slot_of(sh, L, k, i));
+            release(sh, L, k);
+        } else {
+            wait_release(sh, L, k);
+            unpack_range(recvbuf, rcount, rtype, off, len, slot_of(sh, L, k, me));
+        }
+        op_end(sh, L, k);
+    }
+    if (me == root && recvbuf != MPI_IN_PLACE)
+        uz_coll_local_copy(uz_block(sendbuf, me, scount, stype), scount, stype, recvbuf, rcount, rtype);
+    return MPI_SUCCESS;
+}
+
+int uz_shm_alltoall(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
+                    MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int want)
+{
+    int me = comm->rank, p = comm->size;
+    size_t b = (size_t)(rcount * rtype->size);
+    if (!wanted(want, b * p, SYNC) || b == 0)
+        return UZ_SHM_DECLINED;
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    struct lane *L = lane_for(sh, b * p);
+    size_t piece = L->slot / p;
+    if (piece == 0)
+        return UZ_SHM_DECLINED;
+    int in_place = sendbuf == MPI_IN_PLACE;
+    for (size_t off = 0; off < b; off += piece) {
+        size_t len = b - off < piece ? b - off : piece;
+        uint64_t k = op_begin(sh, L);
+        unsigned char *mine = slot_of(sh, L, k, me);
+        for (int j = 0; j < p; j++) {
+            if (in_place)
+                pack_range(uz_block(recvbuf, j, rcount, rtype), rcount, rtype, off, len, mine + j * len);
+            else
+                pack_range(uz_block(sendbuf, j, scount, stype), scount, stype, off, len, mine + j * len);
+        }
+        if (arrive(sh, L, k))
+            release(sh, L, k);
+        else
+            wait_release(sh, L, k);
+        all_arrived(L, k);
+        for (int i = 0; i < p; i++)
+            unpack_range(uz_block(recvbuf, i, rcount, rtype), rcount, rtype, off, len, slot_of(sh, L, k, i) + me * len);
+        op_end(sh, L, k);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Alltoallv/w.  Block sizes differ per pair and no rank knows all of them,
+ * so the number of pieces is agreed on the way: in each operation every
+ * rank posts, per destination, the next piece of that block (up to a fixed
+ * share of its slot) and a flag saying whether it has more; the operations
+ * go on until no rank has. */
+int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_datatype *const *stypes,
+                     void *const *rbufs, const MPI_Count *rcounts, uz_datatype *const *rtypes, uz_comm *comm,
+                     int want, size_t *progress)
+{
+    if (want < 0 || (want == 0 && (uz_config.coll_shm_max == 0 || !host_oversubscribed())))
+        return UZ_SHM_DECLINED;
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    struct lane *L = &sh->lanes[1];
+    int me = comm->rank;
+    size_t head = ((size_t)(p + 1) * sizeof(uint32_t) + LINE - 1) / LINE * LINE;
+    size_t share = (L->slot - head) / (size_t)p / LINE * LINE;
+    if (share == 0)
+        return UZ_SHM_DECLINED;
+    size_t *sent = progress, *got = progress + p;
+    for (int i = 0; i < 2 * p; i++)
+        progress[i] = 0;
+    for (;;) {
+        uint64_t k = op_begin(sh, L);
+        unsigned char *mine = slot_of(sh, L, k, me);
+        uint32_t *lens = (uint32_t *)mine;
+        uint32_t more = 0;
+        for (int j = 0; j < p; j++) {
+            size_t total = (size_t)(scounts[j] * stypes[j]->size);
+            size_t len = total - sent[j] < share ? total - sent[j] : share;
+            pack_range(sbufs[j], scounts[j], stypes[j], sent[j], len, mine + head + (size_t)j * share);
+            lens[j] = (uint32_t)len;
+            sent[j] += len;
+            more |= sent[j] < total;
+        }
+        lens[p] = more;
+        if (arrive(sh, L, k))
+            release(sh, L, k);
+        else
+            wait_release(sh, L, k);
+        all_arrived(L, k);
+        uint32_t any = 0;
+        for (int i = 0; i < p; i++) {
+            const unsigned char *theirs = slot_of(sh, L, k, i);
+            const uint32_t *tl = (const uint32_t *)theirs;
+            size_t len = tl[me], cap = (size_t)(rcounts[i] * rtypes[i]->size);
+            size_t take = got[i] >= cap ? 0 : cap - got[i] < len ? cap - got[i] : len;
+            unpack_range(rbufs[i], rcounts[i], rtypes[i], got[i], take, theirs + head + (size_t)me * share);
+            got[i] += len;
+            any |= tl[p];
+        }
+        op_end(sh, L, k);
+        if (!any)
+            break;
+    }
+    for (int i = 0; i < p; i++)
+        if (got[i] > (size_t)(rcounts[i] * rtypes[i]->size))
+            return uz_err_make(MPI_ERR_TRUNCATE, "rank %d sent %zu bytes for a receive block of %lld bytes", i,
+                               got[i], (long long)(rcounts[i] * rtypes[i]->size));
+    return MPI_SUCCESS;
+}

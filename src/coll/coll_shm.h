@@ -1,0 +1,58 @@
+/*
+ * coll_shm.h — collectives through a shared area, for communicators whose
+ * ranks all live on this host (blocking calls on intracommunicators).
+ *
+ * Each function returns UZ_SHM_DECLINED when the operation is not one it
+ * takes (communicator spread over hosts, message over the size limit,
+ * user-defined operation, tunable says otherwise); the caller then runs
+ * its message-passing algorithm.
+ */
+#ifndef UZ_COLL_COLL_SHM_H
+#define UZ_COLL_COLL_SHM_H
+
+#include "coll/coll.h"
+
+enum { UZ_SHM_DECLINED = -1 };
+
+/* The `want` argument from an operation's tunable: 0 auto (shared memory
+ * for messages up to UZURA_COLL_SHM_MAX), 1 forced (any size the area
+ * takes), -1 another algorithm was asked for. */
+static inline int uz_shm_want(int tunable, int shm_choice)
+{
+    return tunable == 0 ? 0 : tunable == shm_choice ? 1 : -1;
+}
+
+int uz_shm_barrier(uz_comm *comm, int alg);
+int uz_shm_bcast(void *buf, MPI_Count count, uz_datatype *dt, int root, uz_comm *comm, int alg);
+int uz_shm_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, int root,
+                  uz_comm *comm, int alg);
+int uz_shm_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op,
+                     uz_comm *comm, int alg);
+int uz_shm_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count *counts, uz_datatype *dt, uz_op *op,
+                          uz_comm *comm, int want);
+int uz_shm_allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
+                     MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int alg);
+int uz_shm_gather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
+                  uz_datatype *rtype, int root, uz_comm *comm, int alg);
+int uz_shm_scatter(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
+                   uz_datatype *rtype, int root, uz_comm *comm, int alg);
+int uz_shm_alltoall(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
+                    MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int alg);
+
+/* Alltoallv/w, described per peer: block i to send is (sbufs[i],
+ * scounts[i], stypes[i]), block i to receive likewise.  `progress` is
+ * scratch of 2p entries. */
+int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_datatype *const *stypes,
+                     void *const *rbufs, const MPI_Count *rcounts, uz_datatype *const *rtypes, uz_comm *comm,
+                     int want, size_t *progress);
+
+/* Set up the communicator's area now if it may be wanted: a collective
+ * call, for operations that must do it before they start building their
+ * schedule (setting up runs small collectives of its own). */
+void uz_shm_prepare(uz_comm *comm, int want);
+
+/* Free the communicator's area (coll_comm.c). */
+struct uz_coll_shm;
+void uz_coll_shm_free(struct uz_coll_shm *sh);
+
+#endif /* UZ_COLL_COLL_SHM_H */

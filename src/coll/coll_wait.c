@@ -1,0 +1,122 @@
+/*
+ * coll_wait.c — waiting inside blocking collectives.
+ *
+ * A collective waits for one particular rank at a time, and on this kind
+ * of host that rank is often not running: it shares our core with other
+ * ranks of the job, or with other work.  Polling then only delays it, so:
+ *
+ *  - poll for a couple of microseconds, and only when every rank of the
+ *    host has a processor (a peer that is running answers within that);
+ *  - then yield the processor between polls: cheap when nothing else wants
+ *    it, and when something does, that may be the rank we wait for;
+ *  - after a while (or after two yields when ranks outnumber processors,
+ *    where yielding mostly hands the core to another waiter) sleep on the
+ *    shm transport's doorbell futex.  Point-to-point records and the
+ *    shared-memory collectives' releases ring it.
+ *
+ * The request layer's own wait (uz_progress_wait) polls for 50 µs first;
+ * measured here with other work on the host, that often made each round
+ * of a collective cost those 50 µs.
+ */
+#include <sched.h>
+#include <time.h>
+
+#include "coll/coll_wait.h"
+#include "core/runtime.h"
+#include "pt2pt/lock.h"
+#include "pt2pt/pt2pt.h"
+#include "pt2pt/send.h"
+#include "transport/shm/shm.h"
+#include "transport/shm/shm_coll.h"
+
+extern int uz_shm_active;       /* pt2pt/progress.c */
+
+enum {
+    SPIN_NS = 2000,
+    YIELD_NS = 200000,              /* every rank has a processor */
+    OVERSUBSCRIBED_YIELDS = 2,
+    SLEEP_NS = 2000000,             /* a safety net: wakers ring the doorbell */
+};
+
+static int oversubscribed = -1;
+
+static int count_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        return CPU_COUNT(&set);
+    return 1;
+}
+
+static long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static int (*sleep_done)(void *);
+static void *sleep_arg;
+
+static int ready_to_run(void)
+{
+    return uz_shm_work_pending() || sleep_done(sleep_arg);
+}
+
+/* Sleeping needs a doorbell that whatever we wait for will ring: not with
+ * records queued behind a full ring (nobody rings when it drains), nor
+ * with other threads that may finish our work without ringing. */
+static int can_sleep(void)
+{
+    return uz_shm_active && !uz_send_pending() && !uz_rt.thread_multiple;
+}
+
+void uz_coll_wait(int (*done)(void *arg), void *arg, atomic_uint *sleepers)
+{
+    if (done(arg))
+        return;
+    if (oversubscribed < 0)
+        oversubscribed = uz_rt.local_size > count_cpus();
+    long start = now_ns();
+    if (!oversubscribed) {
+        do {
+            uz_progress();
+            if (done(arg))
+                return;
+            cpu_relax();
+        } while (now_ns() - start < SPIN_NS);
+    }
+    for (int yields = 0;; yields++) {
+        if (uz_progress()) {
+            if (done(arg))
+                return;
+            continue;
+        }
+        if (done(arg))
+            return;
+        int sleep = can_sleep() &&
+                    (oversubscribed ? yields >= OVERSUBSCRIBED_YIELDS : now_ns() - start > YIELD_NS);
+        if (!sleep) {
+            uz_unlock();
+            sched_yield();
+            uz_lock();
+            continue;
+        }
+        sleep_done = done;
+        sleep_arg = arg;
+        if (sleepers)
+            atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
+        uz_shm_sleep(SLEEP_NS, ready_to_run);
+        if (sleepers)
+            atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
+    }
+}

@@ -1,0 +1,169 @@
+/*
+ * scan.c — MPI_Scan and MPI_Exscan, their I and _init forms.
+ *
+ *  recursive_doubling  in round k ranks exchange the combination of the
+ *                      2^k ranks below them with rank ^ 2^k: log2 p rounds.
+ *  linear              the prefix travels from rank 0 up, one rank at a time.
+ *
+ * Both combine in rank order, so any operation works.  Scans are not
+ * defined on intercommunicators.
+ */
+#include "coll/algo.h"
+#include "coll/coll_tune.h"
+#include "pt2pt/lock.h"
+
+/* After MPICH's scan_intra_recursive_doubling and its exscan sibling.
+ * `result` is this rank's output vector (working form); for Exscan rank 0
+ * gets none. */
+static void scan_recursive_doubling(struct uz_sched *s, const void *in, void *result, MPI_Count n, int exclusive)
+{
+    int p = s->comm->size, r = s->comm->rank;
+    void *partial = uz_rvec_scratch(s, n), *tmp = uz_rvec_scratch(s, n);
+    if (!partial || !tmp)
+        return;
+    uz_sched_copy_units(s, in, partial, 0, n);
+    if (!exclusive && result != in)
+        uz_sched_copy_units(s, in, result, 0, n);
+    int have = !exclusive;              /* result holds something yet */
+    uz_sched_fence(s);
+    for (int mask = 1; mask < p; mask <<= 1) {
+        int dst = r ^ mask;
+        if (dst >= p)
+            continue;
+        uz_sched_recv_units(s, tmp, 0, n, dst);
+        uz_sched_send_units(s, partial, 0, n, dst);
+        uz_sched_fence(s);
+        if (r > dst) {
+            uz_sched_reduce(s, tmp, partial, n);        /* partial = theirs op partial */
+            if (have) {
+                uz_sched_reduce(s, tmp, result, n);
+            } else {
+                uz_sched_copy_units(s, tmp, result, 0, n);
+                have = 1;
+            }
+        } else if (s->red.commutative) {
+            uz_sched_reduce(s, tmp, partial, n);
+        } else {
+            uz_sched_reduce(s, partial, tmp, n);        /* tmp = partial op theirs */
+            uz_sched_fence(s);
+            uz_sched_copy_units(s, tmp, partial, 0, n);
+        }
+        uz_sched_fence(s);
+    }
+}
+
+static void scan_linear(struct uz_sched *s, const void *in, void *result, MPI_Count n, int exclusive)
+{
+    int p = s->comm->size, r = s->comm->rank;
+    if (exclusive) {
+        /* Receive the prefix into result; pass on prefix op mine (mine is
+         * saved first: in place, result is the input). */
+        void *next = r < p - 1 ? uz_rvec_scratch(s, n) : NULL;
+        if (next)
+            uz_sched_copy_units(s, in, next, 0, n);
+        if (r > 0) {
+            uz_sched_recv_units(s, result, 0, n, r - 1);
+            uz_sched_fence(s);
+            if (next)
+                uz_sched_reduce(s, result, next, n);
+        }
+        if (next) {
+            uz_sched_fence(s);
+            uz_sched_send_units(s, next, 0, n, r + 1);
+        }
+        return;
+    }
+    void *prefix = r > 0 ? uz_rvec_scratch(s, n) : NULL;
+    if (r > 0)
+        uz_sched_recv_units(s, prefix, 0, n, r - 1);
+    if (result != in)
+        uz_sched_copy_units(s, in, result, 0, n);
+    uz_sched_fence(s);
+    if (r > 0) {
+        uz_sched_reduce(s, prefix, result, n);      /* result = prefix op mine */
+        uz_sched_fence(s);
+    }
+    if (r < p - 1)
+        uz_sched_send_units(s, result, 0, n, r + 1);
+}
+
+static int build_scan(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt,
+                      uz_op *op, int exclusive)
+{
+    if (s->comm->is_inter)
+        return uz_err_make(MPI_ERR_COMM, "%s is not defined on an intercommunicator",
+                           exclusive ? "MPI_Exscan" : "MPI_Scan");
+    int err = uz_reducer_init(&s->red, op, dt, 0);
+    if (err)
+        return err;
+    if (sendbuf == recvbuf && sendbuf != NULL && count > 0 && dt->size > 0)
+        return uz_err_make(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+    if (count == 0 || dt->size == 0)
+        return MPI_SUCCESS;
+    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    struct uz_rvec v;
+    if ((err = uz_rvec_setup(s, &v, in, recvbuf, count, dt)))
+        return err;
+    int alg = uz_config.coll_scan == UZ_ALG_AUTO ? SCAN_RECURSIVE_DOUBLING : uz_config.coll_scan;
+    if (alg == SCAN_LINEAR)
+        scan_linear(s, v.in, v.work, v.n, exclusive);
+    else
+        scan_recursive_doubling(s, v.in, v.work, v.n, exclusive);
+    /* Exscan leaves rank 0's buffer alone. */
+    if (!exclusive || s->comm->rank != 0)
+        uz_rvec_store(s, &v);
+    return s->build_err;
+}
+
+static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, uz_comm *comm,
+                int exclusive, enum uz_coll_mode mode, MPI_Request *request)
+{
+    struct uz_sched *s;
+    uz_lock();
+    int err = uz_coll_begin(comm, mode, &s);
+    if (!err) {
+        if (mode != UZ_COLL_BLOCKING) {
+            uz_sched_hold_dt(s, dt);
+            uz_sched_hold_op(s, op);
+        }
+        err = uz_coll_finish(s, mode, build_scan(s, sendbuf, recvbuf, count, dt, op, exclusive), request);
+    }
+    uz_unlock();
+    return err;
+}
+
+int uz_mpi_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
+                  uz_comm *comm)
+{
+    return scan(sendbuf, recvbuf, count, datatype, op, comm, 0, UZ_COLL_BLOCKING, NULL);
+}
+
+int uz_mpi_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
+                   uz_comm *comm, MPI_Request *request)
+{
+    return scan(sendbuf, recvbuf, count, datatype, op, comm, 0, UZ_COLL_NONBLOCKING, request);
+}
+
+int uz_mpi_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
+                       uz_comm *comm, uz_info *info, MPI_Request *request)
+{
+    return scan(sendbuf, recvbuf, count, datatype, op, comm, 0, UZ_COLL_PERSISTENT, request);
+}
+
+int uz_mpi_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
+                    uz_comm *comm)
+{
+    return scan(sendbuf, recvbuf, count, datatype, op, comm, 1, UZ_COLL_BLOCKING, NULL);
+}
+
+int uz_mpi_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
+                     uz_comm *comm, MPI_Request *request)
+{
+    return scan(sendbuf, recvbuf, count, datatype, op, comm, 1, UZ_COLL_NONBLOCKING, request);
+}
+
+int uz_mpi_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
+                         uz_comm *comm, uz_info *info, MPI_Request *request)
+{
+    return scan(sendbuf, recvbuf, count, datatype, op, comm, 1, UZ_COLL_PERSISTENT, request);
+}
