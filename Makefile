@@ -29,6 +29,7 @@ PEERS ?= $(or $(UZURA_PEERS_DIR),$(HOME)/.cache/uzura/peers)
 gen:
 	tools/peers/install.sh tools
 	$(PEERS)/tools/bin/python tools/gen/gen_c_bindings.py
+	$(PEERS)/tools/bin/python tools/gen/gen_fortran.py
 
 clean:
 	rm -rf $(BUILD)
