@@ -265,6 +265,7 @@ int uz_pt2pt_init(void)
             setup.nlocal = 1;
             setup.my_local = 0;
             setup.local_world_ranks = &uz_rt.world_rank;
+            setup.node_id = uz_rt.world_rank;   /* a segment of its own, not the host's */
         }
         err = uz_shm_init(&setup);
         if (err) {
@@ -317,6 +318,8 @@ int uz_pt2pt_finalize(void)
         uz_progress();
     if (uz_config.verbose >= 2)
         uz_pt2pt_stats_print();
+    if (uz_net && uz_net->linger)
+        uz_net->linger();
     if (fence() != 0)
         return pmi_fail("MPI_Finalize could not synchronise with the other ranks");
     if (uz_shm_active) {

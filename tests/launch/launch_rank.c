@@ -13,8 +13,10 @@
  *                                dies by SIGKILL
  *   launch_rank stubborn R CODE  every rank ignores SIGTERM, rank R exits with CODE
  *   launch_rank hang PIDFILE     every rank creates its /dev/shm file, appends
- *                                "<pid> <UZURA_JOB_ID>" to PIDFILE and sleeps
+ *                                "<pid> <UZURA_JOB_ID> <parent pid>" to PIDFILE
+ *                                and sleeps (the parent is mpiexec or its proxy)
  *   launch_rank env NAME...      rank 0 prints NAME=value for each NAME
+ *   launch_rank get KEY...       rank 0 prints KEY=value from PMI for each KEY
  *   launch_rank pwd              rank 0 prints its working directory
  *   launch_rank stdin            rank 0 echoes its stdin; others check theirs is empty
  *   launch_rank ok               init, fence, finalize, exit 0
@@ -83,9 +85,10 @@ static void make_shm_file(void)
 
 static void append_pid(const char *file)
 {
-    char line[64];
+    char line[96];
     int fd = open(file, O_WRONLY | O_APPEND | O_CREAT, 0600);
-    int len = snprintf(line, sizeof line, "%d %s\n", (int)getpid(), getenv("UZURA_JOB_ID"));
+    int len = snprintf(line, sizeof line, "%d %s %d\n", (int)getpid(), getenv("UZURA_JOB_ID"),
+                       (int)getppid());
     if (fd < 0 || write(fd, line, (size_t)len) != len)
         die("write pid file");
     close(fd);
@@ -156,6 +159,11 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "env") == 0) {
         for (int i = 2; info.rank == 0 && i < argc; i++)
             printf("%s=%s\n", argv[i], getenv(argv[i]) ? getenv(argv[i]) : "(unset)");
+    } else if (strcmp(mode, "get") == 0) {
+        char value[1024];
+        for (int i = 2; info.rank == 0 && i < argc; i++)
+            printf("%s=%s\n", argv[i], uz_pmi_get(argv[i], value, sizeof value) == 0 ? value
+                                                                                   : "(none)");
     } else if (strcmp(mode, "pwd") == 0) {
         char dir[4096];
         if (info.rank == 0 && getcwd(dir, sizeof dir))

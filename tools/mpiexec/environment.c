@@ -6,6 +6,12 @@
  * leak that manager's PMI_* into our ranks), plus -genv/-env/-x in
  * command-line order, plus what this job tells its ranks.  The last group
  * always wins so that a user cannot break wire-up by accident.
+ *
+ * On another host "mpiexec's own environment" is the proxy's (what the
+ * remote shell gives it); the front end sends along, as if by -genv, its
+ * PATH, LD_LIBRARY_PATH and UZURA_* (all of it with -genvall) and the
+ * -genv/-env/-x assignments with their values resolved on the front end
+ * (environment_propagated).
  */
 #include "mpiexec.h"
 
@@ -28,7 +34,7 @@ struct env_list {
 };
 
 static const char *const stale_prefixes[] = {
-    "PMI_", "PMIX_", "UZURA_JOB_", "UZURA_LOCAL_", "UZURA_NODE_ID=",
+    "PMI_", "PMIX_", "UZURA_JOB_", "UZURA_LOCAL_", "UZURA_NODE_ID=", "UZURA_NUM_NODES=",
     "MPI_LOCALRANKID=", "MPI_LOCALNRANKS=",
 };
 
@@ -124,15 +130,16 @@ char **environment_base(const struct job *job)
     list_set_int(&list, "PMI_SIZE", job->size);
     list_set(&list, "UZURA_JOB_ID", job->id);
     list_set(&list, "UZURA_JOB_KEY", job->key);
-    list_set_int(&list, "UZURA_LOCAL_SIZE", job->size);
-    list_set_int(&list, "UZURA_NODE_ID", 0);
-    list_set_int(&list, "MPI_LOCALNRANKS", job->size);
+    list_set_int(&list, "UZURA_LOCAL_SIZE", job->nranks);
+    list_set_int(&list, "UZURA_NODE_ID", job->node_id);
+    list_set_int(&list, "UZURA_NUM_NODES", job->up ? job->num_nodes : 1);
+    list_set_int(&list, "MPI_LOCALNRANKS", job->nranks);
     for (int i = 0; i < RANK_VARS; i++)
         list_unset(&list, rank_var_names[i]);     /* e.g. -genv PMI_RANK 7 */
     return list.vars;
 }
 
-char **environment_for_rank(char **base, int rank, int pmi_fd)
+char **environment_for_rank(char **base, int rank, int local_rank, int pmi_fd)
 {
     size_t nbase = 0;
     while (base[nbase])
@@ -140,13 +147,52 @@ char **environment_for_rank(char **base, int rank, int pmi_fd)
     char **env = malloc((RANK_VARS + nbase + 1) * sizeof *env);
     if (!env)
         out_of_memory();
-    char fd_text[16], rank_text[16];
-    snprintf(fd_text, sizeof fd_text, "%d", pmi_fd);
-    snprintf(rank_text, sizeof rank_text, "%d", rank);
+    char values[RANK_VARS][16];
+    snprintf(values[0], sizeof values[0], "%d", pmi_fd);
+    snprintf(values[1], sizeof values[1], "%d", rank);
+    snprintf(values[2], sizeof values[2], "%d", local_rank);
+    snprintf(values[3], sizeof values[3], "%d", local_rank);
     for (int i = 0; i < RANK_VARS; i++)
-        env[i] = var_make(rank_var_names[i], i == 0 ? fd_text : rank_text);
+        env[i] = var_make(rank_var_names[i], values[i]);
     memcpy(env + RANK_VARS, base, (nbase + 1) * sizeof *env);
     return env;
+}
+
+const char *environment_lookup(char **env, const char *name)
+{
+    size_t len = strlen(name);
+    for (char **e = env; *e; e++)
+        if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+            return *e + len + 1;
+    return NULL;
+}
+
+/* Whether the front end passes its own value of var on to remote ranks. */
+static int propagates(const char *var, int all)
+{
+    if (is_stale(var))
+        return 0;
+    return all || strncmp(var, "PATH=", 5) == 0 || strncmp(var, "LD_LIBRARY_PATH=", 16) == 0 ||
+           strncmp(var, "UZURA_", 6) == 0;
+}
+
+/* "NAME=VALUE" for every variable remote ranks get from the front end, in
+ * the order they are to be set: mpiexec's own first, then -genv/-env/-x. */
+char **environment_propagated(const struct mpiexec_options *opt)
+{
+    struct env_list list = {0};
+    list_append(&list, NULL);   /* so that an empty list is an array too */
+    list.count = 0;
+    for (char **e = environ; *e; e++)
+        if (propagates(*e, opt->genvall))
+            list_append(&list, var_copy(*e));
+    for (int i = 0; i < opt->nenv; i++) {
+        const struct env_assignment *a = &opt->env[i];
+        const char *value = a->value ? a->value : getenv(a->name);
+        if (value)
+            list_append(&list, var_make(a->name, value));
+    }
+    return list.vars;
 }
 
 void environment_base_free(char **base)

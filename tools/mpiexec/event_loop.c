@@ -5,6 +5,10 @@
  * in poll() until a rank writes, exits or a deadline (--timeout, the
  * SIGKILL after SIGTERM) comes: mpiexec uses no CPU while ranks compute,
  * which matters when the ranks outnumber the cores.
+ *
+ * Besides the ranks' descriptors it watches, in the front end of a
+ * multi-host job, each proxy's stream (and mpiexec's stdin for a remote
+ * rank 0); in a proxy, the stream to the front end (its stdin and stdout).
  */
 #include "mpiexec.h"
 
@@ -42,7 +46,17 @@ static void signals_read(struct job *job, int signal_fd)
 }
 
 /* What each pollfd stands for. */
-enum slot_kind { SLOT_SIGNALS, SLOT_PMI, SLOT_OUTPUT, SLOT_STDIN, SLOT_STDIN_PIPE };
+enum slot_kind {
+    SLOT_SIGNALS, SLOT_PMI, SLOT_OUTPUT, SLOT_STDIN, SLOT_STDIN_PIPE,
+    SLOT_PROXY_IN, SLOT_PROXY_OUT,          /* front end: proxy `rank` (its index) */
+    SLOT_REMOTE_STDIN,                      /* front end: stdin for a remote rank 0 */
+    SLOT_UPSTREAM_IN, SLOT_UPSTREAM_OUT,    /* proxy: the front end */
+};
+
+/* A proxy stops reading its ranks' output while this much waits to go to
+ * the front end: the ranks then block in write, as they would on a slow
+ * terminal, instead of the proxy's memory growing. */
+enum { UPSTREAM_BACKLOG_MAX = 4 << 20 };
 
 struct slot {
     enum slot_kind kind;
@@ -62,21 +76,52 @@ static void poll_add(struct poll_set *set, int fd, short events, struct slot slo
     set->slots[set->n++] = slot;
 }
 
+static void poll_add_remote(struct poll_set *set, const struct remote *remote)
+{
+    for (int i = 0; i < remote->nproxies; i++) {
+        const struct frame_link *l = &remote->proxies[i].link;
+        if (l->in_fd >= 0)
+            poll_add(set, l->in_fd, POLLIN, (struct slot){SLOT_PROXY_IN, i});
+        if (l->out_fd >= 0 && l->out_len)
+            poll_add(set, l->out_fd, POLLOUT, (struct slot){SLOT_PROXY_OUT, i});
+    }
+    const struct remote_stdin *in = &remote->in;
+    const struct frame_link *rank0 = &remote->proxies[in->node].link;
+    if (in->open && in->in_flight < REMOTE_STDIN_WINDOW && rank0->out_len < REMOTE_STDIN_WINDOW &&
+        stdin_in_foreground())
+        poll_add(set, 0, POLLIN, (struct slot){SLOT_REMOTE_STDIN});
+}
+
+static void poll_add_upstream(struct poll_set *set, const struct upstream *up)
+{
+    if (up->link.in_fd >= 0)
+        poll_add(set, up->link.in_fd, POLLIN, (struct slot){SLOT_UPSTREAM_IN});
+    if (up->link.out_fd >= 0 && up->link.out_len)
+        poll_add(set, up->link.out_fd, POLLOUT, (struct slot){SLOT_UPSTREAM_OUT});
+}
+
 static void poll_set_build(struct poll_set *set, const struct job *job, int signal_fd)
 {
     set->n = 0;
     poll_add(set, signal_fd, POLLIN, (struct slot){SLOT_SIGNALS});
-    for (int i = 0; i < job->size; i++) {
+    int output_paused = job->up && job->up->link.out_len > UPSTREAM_BACKLOG_MAX;
+    for (int i = 0; i < job->nranks; i++) {
         const struct rank *r = &job->ranks[i];
         if (r->pmi.fd >= 0)
             poll_add(set, r->pmi.fd, POLLIN | (r->pmi.out_len ? POLLOUT : 0),
                      (struct slot){SLOT_PMI, i});
-        for (int s = 0; s < 2; s++)
+        for (int s = 0; s < 2 && !output_paused; s++)
             if (r->out[s].fd >= 0)
                 poll_add(set, r->out[s].fd, POLLIN, (struct slot){SLOT_OUTPUT, i, s});
     }
+    if (job->remote)
+        poll_add_remote(set, job->remote);
+    if (job->up)
+        poll_add_upstream(set, job->up);
+    if (job->up && job->stdin_fwd.to_rank0 >= 0 && job->up->stdin_len)
+        poll_add(set, job->stdin_fwd.to_rank0, POLLOUT, (struct slot){SLOT_STDIN_PIPE});
     short stdin_events, pipe_events;
-    if (stdin_forward_poll_events(&job->stdin_fwd, &stdin_events, &pipe_events)) {
+    if (!job->up && stdin_forward_poll_events(&job->stdin_fwd, &stdin_events, &pipe_events)) {
         if (stdin_events)
             poll_add(set, 0, stdin_events, (struct slot){SLOT_STDIN});
         poll_add(set, job->stdin_fwd.to_rank0, pipe_events, (struct slot){SLOT_STDIN_PIPE});
@@ -88,7 +133,9 @@ static int poll_timeout_ms(const struct job *job)
 {
     double next = 0, now = monotonic_now();
     double deadlines[] = {job->timeout_at, job->sigkill_at,
-                          job->ranks_running == 0 ? job->drain_until : 0};
+                          job->ranks_running == 0 ? job->drain_until : 0,
+                          job->remote ? job->remote->launchers_kill_at : 0,
+                          job->remote ? job->remote->give_up_at : 0};
     for (size_t i = 0; i < sizeof deadlines / sizeof deadlines[0]; i++)
         if (deadlines[i] > 0 && (next == 0 || deadlines[i] < next))
             next = deadlines[i];
@@ -121,24 +168,44 @@ static void slot_dispatch(struct job *job, const struct pollfd *p, const struct 
         break;
     case SLOT_OUTPUT:
         if (r->out[slot->stream].fd == p->fd)
-            output_stream_readable(&r->out[slot->stream], slot->rank);
+            output_stream_readable(job, r, slot->stream);
         break;
     case SLOT_STDIN:
         if (job->stdin_fwd.to_rank0 >= 0)
             stdin_forward_stdin_ready(&job->stdin_fwd);
         break;
     case SLOT_STDIN_PIPE:
-        if (job->stdin_fwd.to_rank0 == p->fd)
+        if (job->stdin_fwd.to_rank0 == p->fd && job->up)
+            upstream_stdin_writable(job);
+        else if (job->stdin_fwd.to_rank0 == p->fd)
             stdin_forward_pipe_ready(&job->stdin_fwd);
-        if (p->revents & (POLLERR | POLLHUP))
+        if (!job->up && (p->revents & (POLLERR | POLLHUP)))
             stdin_forward_stop(&job->stdin_fwd);
+        break;
+    case SLOT_PROXY_IN:
+        if (job->remote->proxies[slot->rank].link.in_fd == p->fd)
+            remote_proxy_readable(job, &job->remote->proxies[slot->rank]);
+        break;
+    case SLOT_PROXY_OUT:
+        frame_link_flush(&job->remote->proxies[slot->rank].link);
+        break;
+    case SLOT_REMOTE_STDIN:
+        if (job->remote->in.open)
+            remote_stdin_readable(job);
+        break;
+    case SLOT_UPSTREAM_IN:
+        if (job->up->link.in_fd == p->fd)
+            upstream_readable(job);
+        break;
+    case SLOT_UPSTREAM_OUT:
+        frame_link_flush(&job->up->link);
         break;
     }
 }
 
 int event_loop_run(struct job *job, int signal_fd)
 {
-    size_t max = 3 + 3 * (size_t)job->size;
+    size_t max = 8 + 3 * (size_t)job->nranks + 2 * (job->remote ? (size_t)job->remote->nproxies : 0);
     struct poll_set set = {calloc(max, sizeof *set.fds), calloc(max, sizeof *set.slots), 0};
     if (!set.fds || !set.slots) {
         job_fail(job, EXIT_LAUNCH_FAILED, "out of memory");

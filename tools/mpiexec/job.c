@@ -7,9 +7,15 @@
  * a consequence, not news.  Stopping is SIGTERM to the ranks' process group,
  * then SIGKILL a second later for ranks that do not go.
  *
- * Rank 0 leads the process group.  Its exit status is read without reaping
- * it (WNOWAIT) until every rank is gone, so that its pid, which names the
- * group, cannot be reused while we may still signal the group.
+ * The first rank started here leads the process group.  Its exit status is
+ * read without reaping it (WNOWAIT) until every rank is gone, so that its
+ * pid, which names the group, cannot be reused while we may still signal
+ * the group.
+ *
+ * Judging belongs to whoever sees the whole job: mpiexec on one host, the
+ * front end of a multi-host job.  A proxy only reports facts (upstream_*)
+ * and controls its own ranks; the front end applies the same rules to the
+ * facts that arrive (job_rank_ended) and stops the job through the proxies.
  */
 #include "mpiexec.h"
 
@@ -21,21 +27,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { SIGKILL_GRACE_SECONDS = 1, OUTPUT_DRAIN_SECONDS = 2 };
+enum { OUTPUT_DRAIN_SECONDS = 2 };
 
-int job_init(struct job *job, const struct mpiexec_options *opt)
+/* rank_numbers: the job's ranks that ranks[] holds (NULL: 0..nranks-1). */
+int job_init(struct job *job, const struct mpiexec_options *opt, const int *rank_numbers,
+             int nranks)
 {
-    *job = (struct job){.opt = opt, .size = opt->nprocs};
+    *job = (struct job){.opt = opt, .size = opt->nprocs, .nranks = nranks, .num_nodes = 1,
+                        .pipe_output = opt->tag_output};
     job->stdin_fwd.to_rank0 = -1;
-    job->ranks = calloc((size_t)job->size, sizeof *job->ranks);
+    job->ranks = calloc((size_t)nranks, sizeof *job->ranks);
     job->kvs = kvs_create();
     if (!job->ranks || !job->kvs) {
         fputs("mpiexec: out of memory\n", stderr);
         return -1;
     }
-    for (int i = 0; i < job->size; i++) {
+    for (int i = 0; i < nranks; i++) {
         struct rank *r = &job->ranks[i];
-        r->rank = i;
+        r->rank = rank_numbers ? rank_numbers[i] : i;
         pmi_channel_init(&r->pmi, -1);
         output_stream_init(&r->out[0], -1, 1);
         output_stream_init(&r->out[1], -1, 2);
@@ -58,26 +67,47 @@ static void group_signal(const struct job *job, int signo)
         killpg(job->pgid, signo);
 }
 
+/* Signal every rank of the job: here, or through the proxies. */
+static void ranks_signal(struct job *job, int signo)
+{
+    if (job->remote)
+        remote_signal_ranks(job, signo);
+    else
+        group_signal(job, signo);
+}
+
 void job_kill_all(struct job *job)
 {
     job->ending = 1;
     stdin_forward_stop(&job->stdin_fwd);
-    if (job->ranks_running > 0) {
-        group_signal(job, SIGTERM);
+    if (job->ranks_running > 0 || job->remote) {
+        ranks_signal(job, SIGTERM);
         job->sigkill_at = monotonic_now() + SIGKILL_GRACE_SECONDS;
     }
+}
+
+/* No more grace: SIGKILL to every rank. */
+void job_kill_now(struct job *job)
+{
+    job->ending = 1;
+    stdin_forward_stop(&job->stdin_fwd);
+    ranks_signal(job, SIGKILL);
+    job->sigkill_at = 0;
 }
 
 void job_fail(struct job *job, int exit_code, const char *fmt, ...)
 {
     if (job->ending)
         return;
+    char message[UZ_PMI_LINE_MAX + 256];
     va_list ap;
     va_start(ap, fmt);
-    fputs("mpiexec: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
+    if (job->up)
+        upstream_fail(job, exit_code, message);
+    else
+        fprintf(stderr, "mpiexec: %s\n", message);
     job->exit_code = exit_code;
     job_kill_all(job);
 }
@@ -93,6 +123,12 @@ void job_rank_aborted(struct job *job, struct rank *r, int code, const char *mes
 {
     if (job->ending)
         return;
+    if (job->up) {
+        upstream_abort(job, r, code, message);
+        job->exit_code = abort_exit_code(code);
+        job_kill_all(job);
+        return;
+    }
     fprintf(stderr, "mpiexec: rank %d aborted the job with code %d%s%s\n", r->rank, code,
             message[0] ? ": " : "", message);
     job->exit_code = abort_exit_code(code);
@@ -106,14 +142,15 @@ void job_signal_received(struct job *job, int signo)
     } else if (signo == SIGCONT) {
         /* only wakes the loop: stdin forwarding may resume */
     } else if (!job->ending) {
-        fprintf(stderr, "mpiexec: received signal %d (%s); ending the job\n", signo,
-                strsignal(signo));
+        /* A proxy is told by signal only when its front end is gone (or by
+         * someone by hand): the front end reports what its ranks do then. */
+        if (!job->up)
+            fprintf(stderr, "mpiexec: received signal %d (%s); ending the job\n", signo,
+                    strsignal(signo));
         job->exit_code = 128 + signo;
         job_kill_all(job);
     } else {
-        /* Asked twice: no more grace. */
-        group_signal(job, SIGKILL);
-        job->sigkill_at = 0;
+        job_kill_now(job);      /* asked twice: no more grace */
     }
 }
 
@@ -125,18 +162,20 @@ void job_check_deadlines(struct job *job, double now)
     }
     if (job->sigkill_at && now >= job->sigkill_at) {
         job->sigkill_at = 0;
-        group_signal(job, SIGKILL);
+        ranks_signal(job, SIGKILL);
     }
+    if (job->remote)
+        remote_check_deadlines(job, now);
 }
 
 /* A rank waiting in a PMI barrier waits for every rank; if each rank that is
  * not there has finalized or exited, it would wait for ever. */
 void job_check_barrier(struct job *job)
 {
-    if (job->ending || job->ranks_in_barrier == 0)
+    if (job->ending || job->ranks_in_barrier == 0 || job->up)
         return;
     int gone = 0, first_gone = -1;
-    for (int i = 0; i < job->size; i++) {
+    for (int i = 0; i < job->nranks; i++) {
         const struct rank *r = &job->ranks[i];
         if (!r->pmi.in_barrier && (r->exited || r->pmi.state == RANK_PMI_FINALIZED)) {
             gone++;
@@ -148,24 +187,63 @@ void job_check_barrier(struct job *job)
         return;
     const struct rank *r = &job->ranks[first_gone];
     job_fail(job, EXIT_LAUNCH_FAILED, "ranks wait in a PMI barrier (fence) that rank %d will "
-             "never enter: it has %s", first_gone,
+             "never enter: it has %s", r->rank,
              r->pmi.state == RANK_PMI_FINALIZED ? "finalized" : "exited");
+}
+
+/* A rank has entered the barrier (here, or reported by its proxy): when
+ * all are in, let them all out. */
+void job_barrier_entered(struct job *job)
+{
+    if (++job->ranks_in_barrier < job->size) {
+        job_check_barrier(job);
+        return;
+    }
+    job->ranks_in_barrier = 0;
+    for (int i = 0; i < job->nranks; i++)
+        job->ranks[i].pmi.in_barrier = 0;
+    if (job->remote)
+        remote_barrier_release(job);
+    else
+        for (int i = 0; i < job->nranks; i++)
+            pmi_channel_send(job, &job->ranks[i], "cmd=barrier_out rc=0\n");
+}
+
+/* "pid 4711", and on another host "pid 4711 on node7". */
+static const char *rank_where(const struct job *job, const struct rank *r, char *buf,
+                              size_t len)
+{
+    if (job->remote)
+        snprintf(buf, len, "pid %d on %s", (int)r->pid,
+                 job->remote->proxies[job->remote->rank_node[r->rank]].host);
+    else
+        snprintf(buf, len, "pid %d", (int)r->pid);
+    return buf;
 }
 
 /* Report how a rank ended, if that makes the job a failure. */
 static void rank_exit_judge(struct job *job, const struct rank *r)
 {
+    char where[320];
     if (job->ending)
         return;
+    rank_where(job, r, where, sizeof where);
     if (r->term_signal)
-        job_fail(job, 128 + r->term_signal, "rank %d (pid %d) killed by signal %d (%s)",
-                 r->rank, (int)r->pid, r->term_signal, strsignal(r->term_signal));
+        job_fail(job, 128 + r->term_signal, "rank %d (%s) killed by signal %d (%s)",
+                 r->rank, where, r->term_signal, strsignal(r->term_signal));
     else if (r->exit_code != 0)
-        job_fail(job, r->exit_code, "rank %d (pid %d) exited with code %d", r->rank,
-                 (int)r->pid, r->exit_code);
+        job_fail(job, r->exit_code, "rank %d (%s) exited with code %d", r->rank, where,
+                 r->exit_code);
     else if (r->pmi.state == RANK_PMI_INITIALIZED)
-        job_fail(job, EXIT_LAUNCH_FAILED, "rank %d (pid %d) exited without calling "
-                 "MPI_Finalize", r->rank, (int)r->pid);
+        job_fail(job, EXIT_LAUNCH_FAILED, "rank %d (%s) exited without calling "
+                 "MPI_Finalize", r->rank, where);
+}
+
+/* The rules for a rank that has ended, wherever it ran. */
+void job_rank_ended(struct job *job, struct rank *r)
+{
+    rank_exit_judge(job, r);
+    job_check_barrier(job);
 }
 
 /* All ranks are gone: kill whatever they left in their process group, and
@@ -187,8 +265,10 @@ static void rank_exited(struct job *job, struct rank *r)
     job->ranks_running--;
     /* It may have written finalize or abort just before exiting. */
     pmi_channel_drain(job, r);
-    rank_exit_judge(job, r);
-    job_check_barrier(job);
+    if (job->up)
+        upstream_rank_exited(job, r);
+    else
+        job_rank_ended(job, r);
     if (job->ranks_running == 0)
         last_rank_gone(job);
 }
@@ -213,7 +293,11 @@ static int rank_poll_exit(const struct job *job, struct rank *r)
 
 void job_reap(struct job *job)
 {
-    for (int i = 0; i < job->size; i++) {
+    if (job->remote) {
+        remote_reap(job);
+        return;
+    }
+    for (int i = 0; i < job->nranks; i++) {
         struct rank *r = &job->ranks[i];
         if (r->pid > 0 && !r->exited && rank_poll_exit(job, r))
             rank_exited(job, r);
@@ -222,26 +306,30 @@ void job_reap(struct job *job)
 
 static int output_open(const struct job *job)
 {
-    for (int i = 0; i < job->size; i++)
+    for (int i = 0; i < job->nranks; i++)
         if (job->ranks[i].out[0].fd >= 0 || job->ranks[i].out[1].fd >= 0)
             return 1;
     return 0;
 }
 
-int job_is_done(const struct job *job)
+int job_is_done(struct job *job)
 {
-    if (job->ranks_running > 0)
-        return 0;
-    return !output_open(job) || monotonic_now() >= job->drain_until;
+    if (job->remote)
+        return remote_is_done(job);
+    int ranks_done = job->ranks_running == 0 &&
+                     (!output_open(job) || monotonic_now() >= job->drain_until);
+    return job->up ? upstream_is_done(job, ranks_done) : ranks_done;
 }
 
 int job_finish(struct job *job)
 {
-    for (int i = 0; i < job->size; i++) {
+    if (job->remote)
+        remote_finish(job);
+    for (int i = 0; i < job->nranks; i++) {
         struct rank *r = &job->ranks[i];
         pmi_channel_close(&r->pmi);
         for (int s = 0; s < 2; s++)
-            output_stream_finish(&r->out[s], i);
+            output_stream_finish(&r->out[s], r->rank);
     }
     stdin_forward_stop(&job->stdin_fwd);
     shm_cleanup(job);

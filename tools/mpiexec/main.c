@@ -1,6 +1,7 @@
 /*
  * main.c — mpiexec (also installed as mpirun): start N ranks of a program on
- * this host, serve them PMI-1, and exit with the job's status.
+ * this host, or on several hosts through one proxy each, serve them PMI-1,
+ * and exit with the job's status.  `mpiexec --proxy` is the proxy (proxy.c).
  *
  * The launcher is a standalone program; it shares only the PMI-1 line
  * grammar (src/pmi/wire_format.c) with the library.  How it works, its
@@ -17,7 +18,7 @@
 /* If mpiexec was started with stdin, stdout or stderr closed, the first
  * socket or pipe it makes would take that number and a rank's dup2 onto
  * 0-2 would then clobber it. */
-static void standard_fds_ensure(void)
+void standard_fds_ensure(void)
 {
     for (int fd = 0; fd < 3; fd++)
         if (fcntl(fd, F_GETFD) < 0)
@@ -28,7 +29,7 @@ static void standard_fds_ensure(void)
  * the usual soft limit of 1024 cap the job size when the hard limit allows
  * more.  Only as far as needed, since the ranks inherit the limit and some
  * programs loop over every possible descriptor. */
-static void descriptor_limit_raise(int nprocs)
+void descriptor_limit_raise(int nprocs)
 {
     struct rlimit lim;
     rlim_t need = 3 * (rlim_t)nprocs + 64;
@@ -40,6 +41,10 @@ static void descriptor_limit_raise(int nprocs)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--proxy") == 0) {
+        standard_fds_ensure();
+        return proxy_main();
+    }
     struct mpiexec_options opt;
     int status = options_parse(argc, argv, &opt);
     if (status >= 0) {
@@ -47,7 +52,7 @@ int main(int argc, char **argv)
         return status;
     }
     standard_fds_ensure();
-    descriptor_limit_raise(opt.nprocs);
+    descriptor_limit_raise(opt.hosts ? 2 * opt.nhosts : opt.nprocs);
     sigset_t original_mask;
     int signal_fd = signals_take_over(&original_mask);
     if (signal_fd < 0) {
@@ -55,9 +60,12 @@ int main(int argc, char **argv)
         return EXIT_LAUNCH_FAILED;
     }
     struct job job;
-    if (job_init(&job, &opt) < 0)
+    if (job_init(&job, &opt, NULL, opt.nprocs) < 0)
         return EXIT_LAUNCH_FAILED;
-    proxy_local_start(&job, &original_mask);
+    if (opt.hosts)
+        remote_start(&job, &original_mask);
+    else
+        proxy_local_start(&job, &original_mask);
     event_loop_run(&job, signal_fd);
     status = job_finish(&job);
     options_free(&opt);

@@ -9,8 +9,16 @@
  * output streams (output.c).  job.c decides when the job has failed and how
  * it ends.
  *
- * Multi-host runs will add a remote proxy per host that starts its ranks the
- * same way and relays their PMI lines; the server side only sees channels.
+ * The same program runs in three roles:
+ *   - on one host (no -hosts/-hostfile): it forks the ranks itself, as above;
+ *   - as the front end of a multi-host job (remote.c, remote_launch.c): it
+ *     starts one proxy per host through a remote shell and has no ranks of
+ *     its own; the ranks' state arrives in frames (frame.c) from the proxies;
+ *   - as a proxy (`mpiexec --proxy`, proxy.c): it forks its host's share of
+ *     the ranks exactly as on one host and serves their PMI, but reports
+ *     every fact (exits, barrier entries, puts, output) to the front end,
+ *     which alone judges how the job goes and ends.
+ * docs/launch.md describes the roles, the frames and the placement rules.
  */
 #ifndef MPIEXEC_H
 #define MPIEXEC_H
@@ -31,6 +39,10 @@ enum {
     EXIT_NOT_FOUND = 127,       /* program not found */
 };
 
+/* A signal that ends a job asks the ranks to go; SIGKILL follows this many
+ * seconds later for those that do not. */
+enum { SIGKILL_GRACE_SECONDS = 1 };
+
 /* -------------------------------------------------------------- options.c */
 
 struct env_assignment {
@@ -38,8 +50,15 @@ struct env_assignment {
     const char *value;          /* NULL: -x NAME, pass mpiexec's own value */
 };
 
+/* One entry of -hosts or -hostfile (duplicates merged, slots added up). */
+struct host_entry {
+    char *name;
+    int slots;                  /* ranks it takes per round of placement */
+};
+
 struct mpiexec_options {
     int nprocs;
+    int nprocs_given;           /* -n was on the command line */
     char **program_argv;        /* the program and its arguments, NULL-terminated */
     struct env_assignment *env; /* -genv, -env, -x in command-line order */
     int nenv;
@@ -48,12 +67,100 @@ struct mpiexec_options {
     const char *timeout_text;   /* as given, for the message */
     const char *wdir;           /* NULL: mpiexec's own */
     int verbose;                /* trace PMI traffic on stderr */
+
+    /* Several hosts (hosts.c, remote_launch.c). */
+    struct host_entry *hosts;   /* NULL: run every rank here, no proxy */
+    int nhosts;
+    int ppn;                    /* -ppn: ranks per host per round, 0: the slots */
+    const char *launcher;       /* command the proxies are started with, split at blanks */
+    int launcher_fork;          /* -launcher fork: start the proxies here, no host */
+    int genvall;                /* pass all of mpiexec's environment to remote ranks */
 };
 
 /* Parse argv.  Returns -1 when the job should run, otherwise the status to
  * exit with at once (after --help, --version or an error, already printed). */
 int options_parse(int argc, char **argv, struct mpiexec_options *opt);
 void options_free(struct mpiexec_options *opt);
+
+/* ---------------------------------------------------------------- hosts.c */
+
+/* Add the hosts of "-hosts a,b:2,c" / of a host file to opt (0, or an exit
+ * status after printing why). */
+int hosts_parse_list(const char *text, struct mpiexec_options *opt);
+int hosts_parse_file(const char *path, struct mpiexec_options *opt);
+
+/* Where each rank runs.  Nodes are the hosts that get at least one rank,
+ * numbered in host order: a node's number is its ranks' UZURA_NODE_ID. */
+struct placement {
+    int nnodes;
+    const char **node_host;     /* [nnodes] host name */
+    int *node_nranks;           /* [nnodes] */
+    int *rank_node;             /* [nprocs] */
+};
+
+int placement_compute(const struct mpiexec_options *opt, struct placement *p);
+void placement_free(struct placement *p);
+/* PMI_process_mapping for MPICH's ranks, or NULL if it does not fit a value. */
+char *placement_process_mapping(const struct placement *p, int nprocs);
+
+/* ---------------------------------------------------------------- frame.c */
+
+/* Frames between a proxy and the front end: a 12-byte header (payload
+ * length, type, stream, rank; integers big-endian) and the payload. */
+enum frame_type {
+    /* proxy -> front end */
+    FRAME_STATE = 'S',          /* rank's PMI state: payload "init" or "finalize" */
+    FRAME_PUTS = 'P',           /* "key=value\n"...: puts since the last barrier */
+    FRAME_BARRIER_IN = 'B',     /* rank entered the PMI barrier */
+    FRAME_ABORT = 'A',          /* "code message": rank called abort */
+    FRAME_FAIL = 'F',           /* "code message": the proxy found the job broken */
+    FRAME_EXIT = 'X',           /* "pid code signal": rank ended */
+    FRAME_OUTPUT = 'O',         /* rank's bytes on stream 1 or 2; empty: end of stream */
+    FRAME_STDIN_ACK = 'a',      /* "n": n bytes of stdin passed to rank 0; "-1": it closed stdin */
+    FRAME_DONE = 'D',           /* every rank of the proxy is gone, output all sent */
+    /* front end -> proxy */
+    FRAME_SETUP = 's',          /* "name=value\0"...: what the proxy is to run */
+    FRAME_BARRIER_OUT = 'b',    /* "key=value\n"...: barrier complete, new pairs */
+    FRAME_KILL = 'k',           /* "signo": signal the ranks (SIGTERM: then SIGKILL) */
+    FRAME_STDIN = 'i',          /* bytes for rank 0's stdin; empty: end of input */
+};
+
+enum { FRAME_HEADER = 12, FRAME_PAYLOAD_MAX = 64 << 20 };
+
+/* What a proxy writes before its first frame: the front end skips anything
+ * before it (a remote shell's login scripts may print). */
+#define FRAME_GREETING "UZURA-PROXY-1\n"
+
+struct frame {
+    int type, stream, rank;
+    const char *payload;        /* valid until the next frame_link_read */
+    size_t len;
+};
+
+struct frame_link {
+    int in_fd, out_fd;          /* -1 once closed */
+    char *in;
+    size_t in_pos, in_len, in_cap;
+    char *out;
+    size_t out_len, out_cap;
+    int greeted;                /* FRAME_GREETING seen (or not expected) */
+};
+
+void frame_link_init(struct frame_link *l, int in_fd, int out_fd, int greeted);
+void frame_link_close_in(struct frame_link *l);
+void frame_link_close_out(struct frame_link *l);
+void frame_link_free(struct frame_link *l);
+void frame_send(struct frame_link *l, int type, int rank, int stream, const void *payload,
+                size_t len);
+void frame_sendf(struct frame_link *l, int type, int rank, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void frame_link_flush(struct frame_link *l);
+int frame_link_read(struct frame_link *l);
+int frame_next(struct frame_link *l, struct frame *f);
+
+/* main.c */
+void standard_fds_ensure(void);
+void descriptor_limit_raise(int nprocs);
 
 /* -------------------------------------------------------------- the job */
 
@@ -102,11 +209,21 @@ struct stdin_forward {
 };
 
 struct kvs;
+struct remote;
+struct upstream;
 
 struct job {
     const struct mpiexec_options *opt;
-    int size;
+    int size;                   /* ranks in the job */
+    int nranks;                 /* entries of ranks[]: the ranks this process starts
+                                   (a proxy: its host's share); the front end of a
+                                   multi-host job keeps every rank's state here */
     struct rank *ranks;
+    int node_id, num_nodes;     /* UZURA_NODE_ID of these ranks, UZURA_NUM_NODES */
+    const char *host;           /* a proxy: its host, for messages; else NULL */
+    int pipe_output;            /* ranks' stdout/stderr are pipes that we read */
+    struct remote *remote;      /* the front end of a multi-host job, else NULL */
+    struct upstream *up;        /* a proxy: its link to the front end, else NULL */
     pid_t pgid;                 /* process group of all ranks (rank 0's pid) */
     char id[17];                /* UZURA_JOB_ID: 16 hex digits */
     char key[33];               /* UZURA_JOB_KEY: 32 hex digits */
@@ -131,17 +248,21 @@ static inline double monotonic_now(void)
 }
 
 /* job.c */
-int job_init(struct job *job, const struct mpiexec_options *opt);
+int job_init(struct job *job, const struct mpiexec_options *opt, const int *rank_numbers,
+             int nranks);
 void job_fail(struct job *job, int exit_code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void job_kill_all(struct job *job);
+void job_kill_now(struct job *job);
 void job_signal_received(struct job *job, int signo);
 void job_check_deadlines(struct job *job, double now);
 void job_reap(struct job *job);
-int job_is_done(const struct job *job);
+int job_is_done(struct job *job);
 int job_finish(struct job *job);
 void job_check_barrier(struct job *job);
+void job_barrier_entered(struct job *job);
 void job_rank_aborted(struct job *job, struct rank *r, int code, const char *message);
+void job_rank_ended(struct job *job, struct rank *r);
 
 /* job_id.c */
 int job_id_generate(struct job *job);
@@ -149,12 +270,83 @@ void shm_cleanup(const struct job *job);
 
 /* environment.c */
 char **environment_base(const struct job *job);
-char **environment_for_rank(char **base, int rank, int pmi_fd);
+char **environment_for_rank(char **base, int rank, int local_rank, int pmi_fd);
+char **environment_propagated(const struct mpiexec_options *opt);
+const char *environment_lookup(char **env, const char *name);
 void environment_free(char **env);
 void environment_base_free(char **base);
 
 /* proxy_local.c */
 void proxy_local_start(struct job *job, sigset_t *original_mask);
+
+/* remote_launch.c: the front end starts the proxies */
+void remote_start(struct job *job, const sigset_t *original_mask);
+
+/* remote.c: the front end's side of the proxies */
+struct proxy {
+    const char *host;
+    int node;
+    pid_t pid;                  /* the launcher process */
+    int reaped;
+    int wait_status;
+    struct frame_link link;
+    int done;                   /* said FRAME_DONE */
+};
+
+/* Bytes of mpiexec's stdin on their way to a remote rank 0 at most. */
+enum { REMOTE_STDIN_WINDOW = 65536 };
+
+struct remote_stdin {
+    int open;                   /* still reading mpiexec's stdin for rank 0 */
+    size_t in_flight;           /* sent but not yet acknowledged */
+    int node;                   /* proxy of rank 0 */
+};
+
+struct remote {
+    struct proxy *proxies;      /* [nproxies], index = node id */
+    int nproxies;
+    int *rank_node;             /* [size] */
+    char *epoch_puts;           /* "key=value\n" put since the last barrier */
+    size_t epoch_len, epoch_cap;
+    int inputs_closed;          /* all proxies done: their stdin closed */
+    double launchers_kill_at;   /* ending: SIGKILL to launchers still there */
+    double give_up_at;          /* ending: stop waiting for them */
+    struct remote_stdin in;
+};
+
+void remote_proxy_readable(struct job *job, struct proxy *p);
+void remote_reap(struct job *job);
+void remote_signal_ranks(struct job *job, int signo);
+void remote_barrier_release(struct job *job);
+void remote_check_deadlines(struct job *job, double now);
+int remote_is_done(struct job *job);
+void remote_finish(struct job *job);
+void remote_stdin_readable(struct job *job);
+
+/* proxy.c: `mpiexec --proxy` */
+struct upstream {
+    struct frame_link link;     /* stdin / stdout */
+    char *puts;                 /* "key=value\n" not yet sent */
+    size_t puts_len, puts_cap;
+    int lost;                   /* the front end is gone */
+    int done_sent;
+    char *stdin_buf;            /* for rank 0, not yet written to its pipe */
+    size_t stdin_len, stdin_cap;
+    int stdin_eof;
+};
+
+int proxy_main(void);
+void upstream_readable(struct job *job);
+void upstream_rank_state(struct job *job, const struct rank *r);
+void upstream_put(struct job *job, const char *key, const char *value);
+void upstream_barrier_in(struct job *job, const struct rank *r);
+void upstream_abort(struct job *job, const struct rank *r, int code, const char *message);
+void upstream_fail(struct job *job, int code, const char *message);
+void upstream_rank_exited(struct job *job, const struct rank *r);
+void upstream_output(struct job *job, const struct rank *r, int stream, const char *data,
+                     size_t len);
+void upstream_stdin_writable(struct job *job);
+int upstream_is_done(struct job *job, int ranks_done);
 
 /* pmi_channel.c */
 void pmi_channel_init(struct pmi_channel *ch, int fd);
@@ -175,11 +367,14 @@ const char *kvs_get(const struct kvs *kvs, const char *key);
 
 /* output.c */
 void output_stream_init(struct output_stream *s, int fd, int dest);
-void output_stream_readable(struct output_stream *s, int rank);
+void output_stream_readable(struct job *job, struct rank *r, int stream);
+void output_stream_feed(struct output_stream *s, int rank, const char *data, size_t len);
 void output_stream_finish(struct output_stream *s, int rank);
+void output_write_raw(int dest, const char *data, size_t len);
 
 /* stdin_forward.c */
 int stdin_forward_wanted(void);
+int stdin_in_foreground(void);
 int stdin_forward_poll_events(const struct stdin_forward *f, short *stdin_events,
                               short *pipe_events);
 void stdin_forward_stdin_ready(struct stdin_forward *f);

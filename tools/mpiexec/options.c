@@ -4,8 +4,8 @@
  * Accepts the options of MPICH's Hydra and of Open MPI's mpirun that make
  * sense for one host, so that scripts written for either run unchanged: every
  * long option works with one dash or two, and "--name=value" works too.
- * Options for several hosts are recognized and refused by name until the
- * remote proxy exists, rather than being mistaken for the program.
+ * With -hosts or -hostfile the job runs through one proxy per host
+ * (remote_launch.c); without them nothing about a run changes.
  */
 #include "mpiexec.h"
 
@@ -30,7 +30,12 @@ enum option_id {
     OPT_WDIR,
     OPT_VERBOSE,
     OPT_ACCEPTED,       /* meaningful elsewhere, nothing to do here */
-    OPT_NOT_YET,        /* multi-host options */
+    OPT_HOSTS,
+    OPT_HOSTFILE,
+    OPT_PPN,
+    OPT_LAUNCHER,
+    OPT_LAUNCHER_EXEC,
+    OPT_GENVALL,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -51,8 +56,12 @@ static const struct option_spec option_table[] = {
     {"wdir wd", OPT_WDIR, 1},
     {"v verbose", OPT_VERBOSE, 0},
     {"oversubscribe allow-run-as-root", OPT_ACCEPTED, 0},
-    {"hosts host H hostfile f machinefile ppn npernode launcher launcher-exec "
-     "bootstrap bootstrap-exec", OPT_NOT_YET, 1},
+    {"hosts host H", OPT_HOSTS, 1},
+    {"hostfile f machinefile", OPT_HOSTFILE, 1},
+    {"ppn npernode", OPT_PPN, 1},
+    {"launcher bootstrap", OPT_LAUNCHER, 1},
+    {"launcher-exec bootstrap-exec", OPT_LAUNCHER_EXEC, 1},
+    {"genvall envall", OPT_GENVALL, 0},
     {"h help", OPT_HELP, 0},
     {"version V", OPT_VERSION, 0},
 };
@@ -61,8 +70,8 @@ static const char usage_text[] =
     "Usage: mpiexec [options] program [arguments...]\n"
     "       mpirun  [options] program [arguments...]\n"
     "\n"
-    "Starts N copies of program on this host as the ranks of one MPI job and\n"
-    "serves them the PMI-1 protocol.\n"
+    "Starts N copies of program as the ranks of one MPI job and serves them the\n"
+    "PMI-1 protocol: on this host, or through one proxy per host with -hosts.\n"
     "\n"
     "  -n, -np N                number of ranks (default 1)\n"
     "  -genv NAME VALUE         set NAME=VALUE in every rank's environment\n"
@@ -73,6 +82,18 @@ static const char usage_text[] =
     "                           (default: $MPIEXEC_TIMEOUT, else none)\n"
     "  -wdir, --wdir DIR        run the ranks in DIR\n"
     "  -v, --verbose            trace the PMI traffic on stderr\n"
+    "\n"
+    "  -hosts H1,H2:N,...       run on these hosts (N: slots, default 1)\n"
+    "  -hostfile, -f FILE       hosts from FILE: \"host\", \"host:N\" or \"host slots=N\"\n"
+    "                           per line, # comments\n"
+    "  -ppn N                   N ranks per host (default: each host's slots);\n"
+    "                           hosts are filled in order, round again if needed\n"
+    "  -launcher ssh|rsh|fork   how to start the proxies (default ssh; fork: here)\n"
+    "  -launcher-exec 'CMD'     start each proxy as: CMD host mpiexec --proxy\n"
+    "                           (e.g. 'ip netns exec' to use namespaces as hosts)\n"
+    "  -genvall                 pass all of mpiexec's environment to remote ranks\n"
+    "                           (default: PATH, LD_LIBRARY_PATH, UZURA_*, -genv/-x)\n"
+    "\n"
     "  --oversubscribe, --allow-run-as-root\n"
     "                           accepted for Open MPI command lines; no effect\n"
     "  -h, --help               this text\n"
@@ -169,11 +190,50 @@ static int add_export(struct mpiexec_options *opt, char *arg)
     return add_env(opt, arg, equals + 1);
 }
 
-static int option_apply(const struct option_spec *spec, const char *spelled, char **args,
+/* -ppn N: ranks per host per round of placement. */
+static int parse_ppn(const char *text, struct mpiexec_options *opt)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    if (end == text || *end || errno || n < 1 || n > 1000000)
+        return usage_error("-ppn: '%s' is not a number of ranks per host", text);
+    opt->ppn = (int)n;
+    return 0;
+}
+
+/* The default remote shell: no X11, and fail rather than wait for a
+ * password that nobody can type (the proxies are not in the terminal's
+ * foreground process group). */
+static const char ssh_command[] = "ssh -x -o BatchMode=yes";
+
+static int parse_launcher(const char *name, struct mpiexec_options *opt)
+{
+    opt->launcher_fork = strcmp(name, "fork") == 0;
+    if (strcmp(name, "ssh") == 0)
+        opt->launcher = ssh_command;
+    else if (strcmp(name, "rsh") == 0)
+        opt->launcher = "rsh";
+    else if (!opt->launcher_fork)
+        return usage_error("-launcher: '%s' is not one of ssh, rsh, fork", name);
+    return 0;
+}
+
+static int parse_launcher_exec(const char *command, struct mpiexec_options *opt)
+{
+    if (!command[strspn(command, " \t")])
+        return usage_error("-launcher-exec: empty command");
+    opt->launcher = command;
+    opt->launcher_fork = 0;
+    return 0;
+}
+
+static int option_apply(const struct option_spec *spec, char **args,
                         struct mpiexec_options *opt)
 {
     switch (spec->id) {
     case OPT_NPROCS:
+        opt->nprocs_given = 1;
         return parse_nprocs(args[0], &opt->nprocs);
     case OPT_GENV:
     case OPT_ENV:
@@ -193,10 +253,19 @@ static int option_apply(const struct option_spec *spec, const char *spelled, cha
         return 0;
     case OPT_ACCEPTED:
         return 0;
-    case OPT_NOT_YET:
-        fprintf(stderr, "mpiexec: option '%s' is not supported yet: this mpiexec runs every "
-                "rank on this host\n", spelled);
-        return EXIT_USAGE;
+    case OPT_HOSTS:
+        return hosts_parse_list(args[0], opt);
+    case OPT_HOSTFILE:
+        return hosts_parse_file(args[0], opt);
+    case OPT_PPN:
+        return parse_ppn(args[0], opt);
+    case OPT_LAUNCHER:
+        return parse_launcher(args[0], opt);
+    case OPT_LAUNCHER_EXEC:
+        return parse_launcher_exec(args[0], opt);
+    case OPT_GENVALL:
+        opt->genvall = 1;
+        return 0;
     case OPT_HELP:
         fputs(usage_text, stdout);
         return 0;
@@ -231,15 +300,32 @@ static int option_parse_one(int argc, char **argv, int *i, struct mpiexec_option
             args[a] = argv[*i + 1 + a];
         *i += spec->nargs;
     }
-    int status = option_apply(spec, spelled, args, opt);
+    int status = option_apply(spec, args, opt);
     if (status == 0 && (spec->id == OPT_HELP || spec->id == OPT_VERSION))
         return 0;
     return status ? status : -1;
 }
 
+/* After the command line: what the host options imply.  -1 to run. */
+static int hosts_finish(struct mpiexec_options *opt)
+{
+    if (!opt->hosts) {
+        if (opt->ppn)
+            return usage_error("-ppn needs -hosts or -hostfile");
+        return -1;
+    }
+    if (!opt->nprocs_given) {
+        int total = 0;
+        for (int h = 0; h < opt->nhosts; h++)
+            total += opt->ppn ? opt->ppn : opt->hosts[h].slots;
+        opt->nprocs = total < 1000000 ? total : 1000000;
+    }
+    return -1;
+}
+
 int options_parse(int argc, char **argv, struct mpiexec_options *opt)
 {
-    *opt = (struct mpiexec_options){.nprocs = 1};
+    *opt = (struct mpiexec_options){.nprocs = 1, .launcher = ssh_command};
     opt->env = calloc((size_t)argc + 1, sizeof *opt->env);
     if (!opt->env)
         return EXIT_LAUNCH_FAILED;
@@ -262,11 +348,16 @@ int options_parse(int argc, char **argv, struct mpiexec_options *opt)
     if (i == argc)
         return usage_error("no program to run");
     opt->program_argv = argv + i;
-    return -1;
+    return hosts_finish(opt);
 }
 
 void options_free(struct mpiexec_options *opt)
 {
     free(opt->env);
     opt->env = NULL;
+    for (int h = 0; h < opt->nhosts; h++)
+        free(opt->hosts[h].name);
+    free(opt->hosts);
+    opt->hosts = NULL;
+    opt->nhosts = 0;
 }

@@ -7,6 +7,10 @@
  * prefix only before the first.  Whatever a rank wrote before it died is
  * still in its pipe and is forwarded: nothing is lost when a rank is killed.
  * Without -l the ranks write to mpiexec's own stdout and stderr directly.
+ *
+ * Across hosts a proxy reads its ranks' pipes and sends the bytes as they
+ * come to the front end, which prefixes lines here (output_stream_feed) or,
+ * without -l, writes them out as they are (output_write_raw).
  */
 #include "mpiexec.h"
 
@@ -73,6 +77,12 @@ static void emit(struct output_stream *s, int rank, const char *data, size_t len
     s->mid_line = !end_line && (len == 0 || data[len - 1] != '\n');
 }
 
+void output_write_raw(int dest, const char *data, size_t len)
+{
+    struct iovec iov = {(void *)data, len};
+    write_fully(dest, &iov, 1);
+}
+
 static void emit_complete_lines(struct output_stream *s, int rank)
 {
     size_t start = 0;
@@ -100,15 +110,49 @@ void output_stream_finish(struct output_stream *s, int rank)
     s->fd = -1;
 }
 
-void output_stream_readable(struct output_stream *s, int rank)
+/* Bytes of a rank's stream that arrived from its proxy. */
+void output_stream_feed(struct output_stream *s, int rank, const char *data, size_t len)
 {
+    while (len > 0) {
+        size_t take = sizeof s->buf - s->len < len ? sizeof s->buf - s->len : len;
+        memcpy(s->buf + s->len, data, take);
+        s->len += take;
+        data += take;
+        len -= take;
+        emit_complete_lines(s, rank);
+    }
+}
+
+/* A proxy passes what it reads on as it is. */
+static void output_stream_relay(struct job *job, struct rank *r, int stream)
+{
+    static char chunk[65536];
+    struct output_stream *s = &r->out[stream];
+    ssize_t got = read(s->fd, chunk, sizeof chunk);
+    if (got < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (got <= 0) {
+        close(s->fd);
+        s->fd = -1;
+        got = 0;        /* an empty frame: end of the stream */
+    }
+    upstream_output(job, r, s->dest, chunk, (size_t)got);
+}
+
+void output_stream_readable(struct job *job, struct rank *r, int stream)
+{
+    struct output_stream *s = &r->out[stream];
+    if (job->up) {
+        output_stream_relay(job, r, stream);
+        return;
+    }
     ssize_t got = read(s->fd, s->buf + s->len, sizeof s->buf - s->len);
     if (got < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (got <= 0) {
-        output_stream_finish(s, rank);
+        output_stream_finish(s, r->rank);
         return;
     }
     s->len += (size_t)got;
-    emit_complete_lines(s, rank);
+    emit_complete_lines(s, r->rank);
 }

@@ -6,6 +6,11 @@
  * barrier_in, finalize and abort.  Anything malformed or unknown is a broken
  * rank, and the job ends with a message naming it: guessing at a reply
  * would only move the failure somewhere harder to understand.
+ *
+ * In a proxy the same server answers the host's ranks; what only the front
+ * end can decide (the barrier, which sees every rank) or must know (puts,
+ * init and finalize) is also reported upstream.  Gets are answered here,
+ * from the pairs the front end sent with the last barrier_out.
  */
 #include "mpiexec.h"
 
@@ -72,6 +77,8 @@ static void on_init(const struct request *q)
         return;
     }
     q->rank->pmi.state = RANK_PMI_INITIALIZED;
+    if (q->job->up)
+        upstream_rank_state(q->job, q->rank);
     /* abort_message=1: we print the message a rank passes with abort, so
      * the client need not print it itself (see uz_pmi_abort). */
     reply(q->job, q->rank, "cmd=response_to_init rc=0 pmi_version=1 pmi_subversion=1 "
@@ -113,8 +120,11 @@ static void on_put(const struct request *q)
         reply(q->job, q->rank, "cmd=put_result rc=-1 msg=value_too_long");
     else if (kvs_put(q->job->kvs, key, value) < 0)
         reply(q->job, q->rank, "cmd=put_result rc=-1 msg=out_of_memory");
-    else
+    else {
+        if (q->job->up)
+            upstream_put(q->job, key, value);
         reply(q->job, q->rank, "cmd=put_result rc=0");
+    }
 }
 
 static void on_get(const struct request *q)
@@ -137,20 +147,17 @@ static void on_barrier_in(const struct request *q)
         return;
     }
     q->rank->pmi.in_barrier = 1;
-    if (++job->ranks_in_barrier < job->size) {
-        job_check_barrier(job);
-        return;
-    }
-    job->ranks_in_barrier = 0;
-    for (int i = 0; i < job->size; i++) {
-        job->ranks[i].pmi.in_barrier = 0;
-        reply(job, &job->ranks[i], "cmd=barrier_out rc=0");
-    }
+    if (job->up)
+        upstream_barrier_in(job, q->rank);
+    else
+        job_barrier_entered(job);
 }
 
 static void on_finalize(const struct request *q)
 {
     q->rank->pmi.state = RANK_PMI_FINALIZED;
+    if (q->job->up)
+        upstream_rank_state(q->job, q->rank);
     reply(q->job, q->rank, "cmd=finalize_ack rc=0");
     job_check_barrier(q->job);
 }

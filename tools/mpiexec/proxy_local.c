@@ -13,14 +13,17 @@
  * back through a pipe, so a missing program is one clear message and not N
  * children each complaining.
  *
- * A remote proxy for multi-host runs would do the same for its host's share
- * of the ranks and relay their channels over one connection.
+ * The same code starts a proxy's share of the ranks on its host (proxy.c):
+ * there the ranks' output is always piped (the proxy's stdout is the stream
+ * to the front end) and rank 0's stdin is a pipe the proxy fills with what
+ * the front end forwards; every other rank reads /dev/null.
  */
 #include "mpiexec.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -69,6 +72,13 @@ static int set_flags(int fd, int cloexec, int nonblock)
     return 0;
 }
 
+/* Does rank get its stdin through a pipe from us?  In a proxy rank 0
+ * always does (the proxy's own stdin is the stream from the front end). */
+static int stdin_pipe_wanted(const struct job *job, int rank)
+{
+    return rank == 0 && (job->up || stdin_forward_wanted());
+}
+
 /* The rank's end of the PMI socket is the only descriptor created here
  * without close-on-exec: it must survive into the rank.  It is closed in
  * mpiexec before the next rank starts, so no other rank inherits it. */
@@ -77,10 +87,10 @@ static int rank_fds_open(struct job *job, int rank, struct rank_fds *f)
     *f = (struct rank_fds){{-1, -1}, {{-1, -1}, {-1, -1}}, {-1, -1}};
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, f->pmi) < 0 || set_flags(f->pmi[0], 1, 1) < 0)
         return -1;
-    for (int s = 0; job->opt->tag_output && s < 2; s++)
+    for (int s = 0; job->pipe_output && s < 2; s++)
         if (pipe2(f->out[s], O_CLOEXEC) < 0 || set_flags(f->out[s][0], 0, 1) < 0)
             return -1;
-    if (rank == 0 && stdin_forward_wanted() &&
+    if (stdin_pipe_wanted(job, rank) &&
         (pipe2(f->in, O_CLOEXEC) < 0 || set_flags(f->in[1], 0, 1) < 0))
         return -1;
     return 0;
@@ -101,20 +111,22 @@ static void child_report(int report_fd, int stage)
     _exit(EXIT_NOT_FOUND);
 }
 
-/* In the child, between fork and exec. */
+/* In the child, between fork and exec.  index: in job->ranks (the first
+ * one started here leads the process group). */
 static void __attribute__((noreturn))
-child_become_rank(const struct job *job, int rank, const struct rank_fds *f, char **env,
+child_become_rank(const struct job *job, int index, const struct rank_fds *f, char **env,
                   const sigset_t *original_mask, pid_t mpiexec_pid, int report_fd)
 {
-    setpgid(0, rank == 0 ? 0 : job->pgid);
+    int rank = job->ranks[index].rank;
+    setpgid(0, index == 0 ? 0 : job->pgid);
     /* If mpiexec dies without cleaning up (SIGKILL, a crash), its ranks must
      * not live on unseen in their own process group. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != mpiexec_pid)
         _exit(EXIT_LAUNCH_FAILED);
-    for (int s = 0; job->opt->tag_output && s < 2; s++)
+    for (int s = 0; job->pipe_output && s < 2; s++)
         dup2(f->out[s][1], s + 1);
-    if (rank > 0) {
+    if (rank > 0 || (job->up && f->in[0] < 0)) {
         int null_fd = open("/dev/null", O_RDONLY);
         if (null_fd >= 0 && null_fd != 0) {
             dup2(null_fd, 0);
@@ -132,13 +144,21 @@ child_become_rank(const struct job *job, int rank, const struct rank_fds *f, cha
     signal(SIGQUIT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     sigprocmask(SIG_SETMASK, original_mask, NULL);
+    /* execvpe searches the PATH of this process, not of env: make them the
+     * same, so that a PATH given with -genv (or by the front end) counts. */
+    const char *path = environment_lookup(env, "PATH");
+    if (path)
+        setenv("PATH", path, 1);
     execvpe(job->opt->program_argv[0], job->opt->program_argv, env);
     child_report(report_fd, FAILED_EXEC);
     _exit(EXIT_NOT_FOUND);
 }
 
-static void spawn_failed(struct job *job, int rank, const struct exec_failure *failure)
+/* index: of the rank in job->ranks; the first one's failure is the
+ * program's, the others' (it worked for the first) are the rank's. */
+static void spawn_failed(struct job *job, int index, const struct exec_failure *failure)
 {
+    int rank = job->ranks[index].rank;
     const char *program = job->opt->program_argv[0];
     int code = failure->err == ENOENT ? EXIT_NOT_FOUND : EXIT_EXEC_FAILED;
     if (failure->stage == FAILED_FORK)
@@ -147,7 +167,7 @@ static void spawn_failed(struct job *job, int rank, const struct exec_failure *f
     else if (failure->stage == FAILED_CHDIR)
         job_fail(job, EXIT_USAGE, "cannot run in directory '%s': %s", job->opt->wdir,
                  strerror(failure->err));
-    else if (rank == 0)
+    else if (index == 0)
         job_fail(job, code, "cannot run '%s': %s", program, strerror(failure->err));
     else
         job_fail(job, code, "cannot start rank %d ('%s'): %s", rank, program,
@@ -155,7 +175,7 @@ static void spawn_failed(struct job *job, int rank, const struct exec_failure *f
 }
 
 /* Fork, and wait until the child has exec'd the program (or failed to). */
-static pid_t fork_rank(struct job *job, int rank, const struct rank_fds *f, char **env,
+static pid_t fork_rank(struct job *job, int index, const struct rank_fds *f, char **env,
                        const sigset_t *original_mask, struct exec_failure *failure)
 {
     int report[2];
@@ -167,13 +187,13 @@ static pid_t fork_rank(struct job *job, int rank, const struct rank_fds *f, char
     }
     pid_t pid = fork();
     if (pid == 0)
-        child_become_rank(job, rank, f, env, original_mask, mpiexec_pid, report[1]);
+        child_become_rank(job, index, f, env, original_mask, mpiexec_pid, report[1]);
     close(report[1]);
     if (pid < 0) {
         failure->err = errno;
     } else {
         /* Also here, so the group exists before the next rank joins it. */
-        setpgid(pid, rank == 0 ? pid : job->pgid);
+        setpgid(pid, index == 0 ? pid : job->pgid);
         ssize_t got;
         while ((got = read(report[0], failure, sizeof *failure)) < 0 && errno == EINTR)
             ;
@@ -186,10 +206,13 @@ static pid_t fork_rank(struct job *job, int rank, const struct rank_fds *f, char
     return pid;
 }
 
-static int spawn_rank(struct job *job, int rank, char **base_env, const sigset_t *original_mask)
+static int spawn_rank(struct job *job, int index, char **base_env,
+                      const sigset_t *original_mask)
 {
     struct rank_fds f;
     struct exec_failure failure;
+    struct rank *r = &job->ranks[index];
+    int rank = r->rank;
     if (rank_fds_open(job, rank, &f) < 0) {
         int err = errno;
         rank_fds_close_all(&f);
@@ -197,18 +220,17 @@ static int spawn_rank(struct job *job, int rank, char **base_env, const sigset_t
                  strerror(err));
         return -1;
     }
-    char **env = environment_for_rank(base_env, rank, f.pmi[1]);
-    pid_t pid = fork_rank(job, rank, &f, env, original_mask, &failure);
+    char **env = environment_for_rank(base_env, rank, index, f.pmi[1]);
+    pid_t pid = fork_rank(job, index, &f, env, original_mask, &failure);
     environment_free(env);
     rank_fds_close_child_ends(&f);
     if (pid < 0) {
         rank_fds_close_all(&f);
-        spawn_failed(job, rank, &failure);
+        spawn_failed(job, index, &failure);
         return -1;
     }
-    struct rank *r = &job->ranks[rank];
     r->pid = pid;
-    if (rank == 0)
+    if (index == 0)
         job->pgid = pid;
     job->ranks_running++;
     pmi_channel_init(&r->pmi, f.pmi[0]);
@@ -242,8 +264,8 @@ void proxy_local_start(struct job *job, sigset_t *original_mask)
     if (wdir_check(job) < 0)
         return;
     char **base_env = environment_base(job);
-    for (int rank = 0; rank < job->size && !job->ending; rank++)
-        if (spawn_rank(job, rank, base_env, original_mask) < 0)
+    for (int i = 0; i < job->nranks && !job->ending; i++)
+        if (spawn_rank(job, i, base_env, original_mask) < 0)
             break;
     environment_base_free(base_env);
 }

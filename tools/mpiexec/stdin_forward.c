@@ -19,9 +19,10 @@ int stdin_forward_wanted(void)
     return isatty(0);
 }
 
-static int in_foreground(void)
+/* May we read stdin now?  Not a terminal that another job has. */
+int stdin_in_foreground(void)
 {
-    return tcgetpgrp(0) == getpgrp();
+    return !isatty(0) || tcgetpgrp(0) == getpgrp();
 }
 
 void stdin_forward_stop(struct stdin_forward *f)
@@ -37,7 +38,7 @@ int stdin_forward_poll_events(const struct stdin_forward *f, short *stdin_events
 {
     if (f->to_rank0 < 0)
         return 0;
-    *stdin_events = f->len == 0 && in_foreground() ? POLLIN : 0;
+    *stdin_events = f->len == 0 && stdin_in_foreground() ? POLLIN : 0;
     /* Even with nothing to write, polling the pipe reports POLLERR once
      * rank 0 has gone. */
     *pipe_events = f->len ? POLLOUT : 0;

@@ -16,6 +16,7 @@ struct uz_info_transport {
 static const struct uz_info_transport uz_info_transports[] = {
     { "self", "a rank sending to itself: handed to the receive side at once" },
     { "shm", "ranks on one host: cache-line rings, one-copy large messages by cross-memory attach" },
+    { "tcp", "ranks on other hosts: one connection per peer pair, opened on demand, job key checked" },
     { NULL, NULL }
 };
 

@@ -62,6 +62,11 @@ struct uz_net_ops {
     size_t (*max_record)(void);
     /* A peer is dead (the transport gave up on it): MPI error code or 0. */
     int (*peer_error)(int world);
+    /* Optional: MPI_Finalize is about to enter its last fence, after which
+     * the request layer calls nothing until close().  A transport that
+     * still owes peers retransmissions or ACKs (udp: the kernel keeps no
+     * copy) keeps its protocol running until close(). */
+    void (*linger)(void);
     void (*close)(void);
 };
 

@@ -1,0 +1,196 @@
+/*
+ * tcp_ops.c — the tcp transport's entry points: opening the listening
+ * socket and describing it in the rank's card, closing everything at
+ * MPI_Finalize, and the ops table the request layer drives it through.
+ *
+ * The card lists every published address with the one port, for example
+ * "10.77.0.1:41234,127.0.0.1:41234"; a peer picks the first address that
+ * it may use and that connects (tcp_conn.c).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/errors.h"
+#include "core/params.h"
+#include "transport/tcp/tcp.h"
+
+struct tcp_state uz_tcp = { .ep = -1, .listen_fd = -1 };
+
+long tcp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+int tcp_epoll_set(int fd, uint32_t events, uint64_t data, int add)
+{
+    struct epoll_event ev = { .events = events, .data.u64 = data };
+    return epoll_ctl(uz_tcp.ep, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
+}
+
+/* ------------------------------------------------------------------ open */
+
+static int open_fail(const char *what, int error)
+{
+    return uz_err_make(MPI_ERR_OTHER, "tcp: cannot %s: %s", what, strerror(error));
+}
+
+static int listen_socket(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return open_fail("create the listening socket", errno);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));   /* inherited by accepted sockets */
+    if (uz_config.tcp_sndbuf) {
+        int v = (int)uz_config.tcp_sndbuf;
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+    }
+    if (uz_config.tcp_rcvbuf) {
+        int v = (int)uz_config.tcp_rcvbuf;
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+    }
+    struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+    socklen_t len = sizeof(sin);
+    if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 || listen(fd, SOMAXCONN) != 0
+        || getsockname(fd, (struct sockaddr *)&sin, &len) != 0) {
+        int e = errno;
+        close(fd);
+        return open_fail("listen on a tcp port", e);
+    }
+    uz_tcp.listen_fd = fd;
+    uz_tcp.port = ntohs(sin.sin_port);
+    return MPI_SUCCESS;
+}
+
+static int write_card(const struct uz_net_setup *setup, char *card, size_t cardlen)
+{
+    size_t used = 0;
+    card[0] = '\0';
+    for (int i = 0; i < setup->naddrs; i++) {
+        int n = snprintf(card + used, cardlen - used, "%s%s:%u", used ? "," : "", setup->addrs[i],
+                         (unsigned)uz_tcp.port);
+        if (n < 0 || (size_t)n >= cardlen - used)
+            return uz_err_make(MPI_ERR_OTHER, "tcp: %d addresses do not fit in a card of %zu bytes "
+                               "(choose interfaces with UZURA_NET_IF)", setup->naddrs, cardlen);
+        used += (size_t)n;
+    }
+    if (!used)
+        return uz_err_make(MPI_ERR_OTHER, "tcp: this host has no usable IPv4 address%s",
+                           uz_config.net_if && *uz_config.net_if ? " on the interfaces UZURA_NET_IF names" : "");
+    return MPI_SUCCESS;
+}
+
+static int tcp_open(const struct uz_net_setup *setup, char *card, size_t cardlen)
+{
+    uz_tcp.rank = setup->world_rank;
+    uz_tcp.size = setup->world_size;
+    uz_tcp.node_id = setup->node_id;
+    uz_tcp.max_record = uz_config.tcp_record;
+    uz_tcp.frame_max = uz_tcp.max_record > (16u << 20) ? uz_tcp.max_record : (16u << 20);
+    if (uz_tcp.max_record < 4096 || uz_tcp.max_record > (1u << 30))
+        return uz_err_make(MPI_ERR_OTHER, "UZURA_TCP_RECORD=%zu: must be between 4k and 1g", uz_tcp.max_record);
+    uz_tcp.peers = calloc((size_t)setup->world_size, sizeof(*uz_tcp.peers));
+    uz_tcp.dead = calloc((size_t)setup->world_size, sizeof(int));
+    if (!uz_tcp.peers || !uz_tcp.dead)
+        return uz_err_make(MPI_ERR_NO_MEM, "tcp: out of memory for %d peers", setup->world_size);
+    for (int r = 0; r < setup->world_size; r++) {
+        uz_tcp.peers[r].fd = uz_tcp.peers[r].out_fd = -1;
+        uz_tcp.peers[r].naddrs = -1;
+    }
+    uz_tcp.ep = epoll_create1(EPOLL_CLOEXEC);
+    if (uz_tcp.ep < 0)
+        return open_fail("create an epoll set", errno);
+    int err = listen_socket();
+    if (err)
+        return err;
+    if (tcp_epoll_set(uz_tcp.listen_fd, EPOLLIN, tcp_tag(TCP_TAG_LISTEN, 0), 1) != 0)
+        return open_fail("watch the listening socket", errno);
+    if ((err = write_card(setup, card, cardlen)))
+        return err;
+    if (uz_config.verbose >= 2 || (uz_config.verbose == 1 && setup->world_rank == 0))
+        fprintf(stderr, "Uzura rank %d: tcp listening on %s\n", setup->world_rank, card);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ close */
+
+static void print_counters(void)
+{
+    const struct tcp_counters *c = &uz_tcp.count;
+    fprintf(stderr, "Uzura rank %d: tcp connections opened %lu, accepted %lu, races %lu; "
+            "rejected connections %lu, malformed frames %lu; placed bytes %lu, queued bytes %lu, "
+            "refused sends %lu\n", uz_tcp.rank, c->connects, c->accepts, c->races,
+            uz_net_stats.rejected_connections, uz_net_stats.malformed, c->placed_bytes, c->queued_bytes,
+            c->eagain);
+}
+
+/* Called after the job-wide fence of MPI_Finalize: no peer sends to us any
+ * more, and nothing we still hold is needed by anyone. */
+static void tcp_close(void)
+{
+    tcp_linger_stop();
+    if (uz_config.verbose >= 2)
+        print_counters();
+    for (int r = 0; uz_tcp.peers && r < uz_tcp.size; r++) {
+        struct tcp_peer *p = &uz_tcp.peers[r];
+        if (p->fd >= 0)
+            close(p->fd);
+        if (p->out_fd >= 0)
+            close(p->out_fd);
+        tcp_tx_free(p);
+        tcp_rx_free(p);
+        free(p->addrs);
+    }
+    tcp_incoming_close_all();
+    if (uz_tcp.listen_fd >= 0)
+        close(uz_tcp.listen_fd);
+    if (uz_tcp.ep >= 0)
+        close(uz_tcp.ep);
+    free(uz_tcp.peers);
+    free(uz_tcp.dead);
+    free(uz_tcp.scratch);
+    memset(&uz_tcp, 0, sizeof(uz_tcp));
+    uz_tcp.ep = uz_tcp.listen_fd = -1;
+}
+
+/* ------------------------------------------------------------------ the rest */
+
+static void tcp_set_card_reader(int (*read)(int world, struct uz_net_peer_card *card))
+{
+    uz_tcp.read_card = read;
+}
+
+static size_t tcp_max_record(void)
+{
+    return uz_tcp.max_record;
+}
+
+static int tcp_peer_error(int world)
+{
+    if (world < 0 || world >= uz_tcp.size)
+        return 0;
+    return uz_tcp.peers[world].failed;
+}
+
+const struct uz_net_ops uz_tcp_ops = {
+    .name = "tcp",
+    .open = tcp_open,
+    .set_card_reader = tcp_set_card_reader,
+    .send = tcp_send,
+    .progress = tcp_progress,
+    .pollfds = tcp_pollfds,
+    .max_record = tcp_max_record,
+    .peer_error = tcp_peer_error,
+    .linger = tcp_linger,
+    .close = tcp_close,
+};

@@ -1,0 +1,215 @@
+/*
+ * udp_link.c — datagrams over the process's one UDP socket.
+ *
+ * The socket is bound to INADDR_ANY on a port the kernel picks, so a rank
+ * is reachable on every address it publishes; the card lists them (the
+ * loopback one is used only by peers of the same host) with the port and
+ * the MTU of the path.  Datagrams go out in batches (sendmmsg) and come in
+ * in batches (recvmmsg), one system call for up to UDP_BATCH of them.
+ * Socket buffers are enlarged (UZURA_UDP_SOCKBUF) so a window's worth of
+ * segments from several peers fits.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <linux/sock_diag.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/errors.h"
+#include "transport/udp/udp.h"
+
+/* The interface that has address `addr`, and its MTU; -1 if none. */
+int udp_iface_of(const char *addr, char *name, size_t namelen, size_t *mtu)
+{
+    struct ifaddrs *list;
+    int found = -1;
+    if (getifaddrs(&list) != 0)
+        return -1;
+    for (struct ifaddrs *ifa = list; ifa && found < 0; ifa = ifa->ifa_next) {
+        if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != AF_INET)
+            continue;
+        char text[64];
+        inet_ntop(AF_INET, &((struct sockaddr_in *)ifa->ifa_addr)->sin_addr, text, sizeof(text));
+        if (strcmp(text, addr) != 0)
+            continue;
+        snprintf(name, namelen, "%s", ifa->ifa_name);
+        struct ifreq ifr;
+        memset(&ifr, 0, sizeof(ifr));
+        snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifa->ifa_name);
+        int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        *mtu = 1500;
+        if (s >= 0 && ioctl(s, SIOCGIFMTU, &ifr) == 0)
+            *mtu = (size_t)ifr.ifr_mtu;
+        if (s >= 0)
+            close(s);
+        found = 0;
+    }
+    freeifaddrs(list);
+    return found;
+}
+
+static void set_buffers(int fd)
+{
+    int want = (int)udp.conf.sockbuf;
+    /* As root the FORCE variants pass net.core.[rw]mem_max. */
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) != 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof(want)) != 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof(want));
+    int got = 0;
+    socklen_t len = sizeof(got);
+    getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len);
+    udp.rcvbuf = got > 0 ? (size_t)got : 212992;
+}
+
+void udp_link_set_buffers(int fd)
+{
+    set_buffers(fd);
+}
+
+int udp_link_open(char *card, size_t cardlen, const struct uz_net_setup *setup)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return uz_err_make(MPI_ERR_OTHER, "udp: cannot open a socket: %s", strerror(errno));
+    struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+    socklen_t slen = sizeof(sin);
+    if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+        getsockname(fd, (struct sockaddr *)&sin, &slen) != 0) {
+        int e = errno;
+        close(fd);
+        return uz_err_make(MPI_ERR_OTHER, "udp: cannot bind a socket: %s", strerror(e));
+    }
+    set_buffers(fd);
+    udp.fd = fd;
+
+    /* The MTU of the path to other hosts: the smallest of our interfaces'. */
+    size_t if_mtu = 0, lo_mtu = 65536;
+    int n = snprintf(card, cardlen, "%u/", ntohs(sin.sin_port));
+    char addrs[UZ_NET_CARD_MAX] = "", loop[64] = "-";
+    for (int i = 0; i < setup->naddrs; i++) {
+        char name[IF_NAMESIZE];
+        size_t mtu = 1500;
+        udp_iface_of(setup->addrs[i], name, sizeof(name), &mtu);
+        if (i == setup->loopback_index) {
+            snprintf(loop, sizeof(loop), "%s", setup->addrs[i]);
+            lo_mtu = mtu;
+            continue;
+        }
+        if (!if_mtu || mtu < if_mtu)
+            if_mtu = mtu;
+        size_t used = strlen(addrs);
+        snprintf(addrs + used, sizeof(addrs) - used, "%s%s", used ? "," : "", setup->addrs[i]);
+    }
+    udp.if_mtu = if_mtu ? if_mtu : 1500;
+    udp.lo_mtu = lo_mtu;
+    n += snprintf(card + n, cardlen - n, "%zu/%s/%s", udp.if_mtu, addrs[0] ? addrs : "-", loop);
+    if ((size_t)n >= cardlen) {
+        close(fd);
+        return uz_err_make(MPI_ERR_OTHER, "udp: too many local addresses for the business card");
+    }
+    return MPI_SUCCESS;
+}
+
+/* A peer's card "port/mtu/addr,addr/loop": where to send and the path MTU. */
+int udp_link_dest(struct udp_dest *d, const char *card, int same_node, size_t *mtu)
+{
+    unsigned port;
+    size_t their_mtu;
+    char addrs[UZ_NET_CARD_MAX], loop[64];
+    if (sscanf(card, "%u/%zu/%899[^/]/%63s", &port, &their_mtu, addrs, loop) != 4 || port > 65535)
+        return -1;
+    const char *use;
+    if (same_node && strcmp(loop, "-") != 0) {
+        use = loop;
+        *mtu = udp.lo_mtu;
+    } else {
+        char *comma = strchr(addrs, ',');
+        if (comma)
+            *comma = '\0';
+        if (strcmp(addrs, "-") == 0)
+            return -1;
+        use = addrs;
+        *mtu = their_mtu < udp.if_mtu ? their_mtu : udp.if_mtu;
+    }
+    memset(&d->in, 0, sizeof(d->in));
+    d->in.sin_family = AF_INET;
+    d->in.sin_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET, use, &d->in.sin_addr) != 1)
+        return -1;
+    snprintf(d->text, sizeof(d->text), "%.40s:%u", use, port);
+    return 0;
+}
+
+int udp_link_send(struct udp_out *out, int n)
+{
+    struct mmsghdr m[UDP_BATCH];
+    int done = 0;
+    while (done < n) {
+        int k = n - done < UDP_BATCH ? n - done : UDP_BATCH;
+        for (int i = 0; i < k; i++) {
+            struct udp_out *o = &out[done + i];
+            memset(&m[i].msg_hdr, 0, sizeof(m[i].msg_hdr));
+            m[i].msg_hdr.msg_name = (void *)&o->dest->in;
+            m[i].msg_hdr.msg_namelen = sizeof(o->dest->in);
+            m[i].msg_hdr.msg_iov = o->iov;
+            m[i].msg_hdr.msg_iovlen = (size_t)o->niov;
+        }
+        int r = sendmmsg(udp.fd, m, (unsigned)k, MSG_DONTWAIT);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+                break;
+            /* ECONNREFUSED and friends: an ICMP error for an earlier
+             * datagram; this one is lost like any other. */
+            done++;
+            continue;
+        }
+        done += r;
+        if (r < k)
+            break;
+    }
+    return done;
+}
+
+int udp_link_recv(struct udp_in *in, int max)
+{
+    static struct mmsghdr m[UDP_BATCH];
+    static struct iovec iov[UDP_BATCH];
+    if (max > UDP_BATCH)
+        max = UDP_BATCH;
+    for (int i = 0; i < max; i++) {
+        iov[i].iov_base = udp.rxbuf + (size_t)i * udp.rxbuf_each;
+        iov[i].iov_len = udp.rxbuf_each;
+        memset(&m[i].msg_hdr, 0, sizeof(m[i].msg_hdr));
+        m[i].msg_hdr.msg_iov = &iov[i];
+        m[i].msg_hdr.msg_iovlen = 1;
+    }
+    int r;
+    do
+        r = recvmmsg(udp.fd, m, (unsigned)max, MSG_DONTWAIT, NULL);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return 0;
+    for (int i = 0; i < r; i++) {
+        in[i].buf = iov[i].iov_base;
+        in[i].len = (m[i].msg_hdr.msg_flags & MSG_TRUNC) ? 0 : m[i].msg_len;
+    }
+    return r;
+}
+
+size_t udp_link_rx_queued(void)
+{
+    uint32_t info[SK_MEMINFO_VARS];
+    socklen_t len = sizeof(info);
+    if (getsockopt(udp.fd, SOL_SOCKET, SO_MEMINFO, info, &len) != 0)
+        return 0;
+    return info[SK_MEMINFO_RMEM_ALLOC];
+}

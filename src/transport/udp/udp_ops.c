@@ -1,0 +1,271 @@
+/*
+ * udp_ops.c — the udp transport as the request layer sees it (struct
+ * uz_net_ops): opening the one socket of the process, learning peers
+ * lazily from their cards, driving receive / timers / transmission from
+ * progress(), telling a sleeping rank what to wait on, and shutting down.
+ *
+ * Shutting down needs care that a stream transport does not: a record
+ * send() accepted may still need retransmitting after MPI_Finalize has
+ * entered its last fence, and a peer may still need our ACK for what we
+ * received.  The kernel does neither for us, so from the moment finalize
+ * reaches that fence (linger()) until close(), a thread keeps the protocol
+ * running: it retransmits, acknowledges and drops whatever new arrives
+ * (every receive of the job has completed by then).  The request layer
+ * does nothing in between, so nothing else touches the transport.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/errors.h"
+#include "core/params.h"
+#include "transport/udp/udp.h"
+
+struct udp_state udp = { .fd = -1 };
+
+static pthread_t linger_thread;
+static volatile int linger_running, linger_stop;
+
+/* ------------------------------------------------------------------ peers */
+
+static int peer_path(struct udp_peer *p, const struct uz_net_peer_card *card)
+{
+    int same_node = card->node_id == udp.node_id;
+    size_t mtu = 0;
+    int rc = udp.conf.raw ? udp_raw_dest(&p->dest, card->value, same_node, &mtu)
+                          : udp_link_dest(&p->dest, card->value, same_node, &mtu);
+    if (rc != 0)
+        return -1;
+    if (udp.conf.mtu)
+        mtu = udp.conf.mtu;
+    size_t dgram = udp.conf.raw ? mtu : mtu - 28;       /* IPv4 + UDP headers */
+    if (dgram > UDP_DGRAM_MAX)
+        dgram = UDP_DGRAM_MAX;
+    if (dgram < sizeof(struct udp_wire) + 64)
+        return -1;
+    p->dgram = dgram;
+    p->seg = dgram - sizeof(struct udp_wire);
+    return 0;
+}
+
+struct udp_peer *udp_peer_get(int world)
+{
+    if (world < 0 || world >= udp.world_size || world == udp.world_rank)
+        return NULL;
+    if (udp.peers[world])
+        return udp.peers[world];
+    if (!udp.read_card || linger_running)
+        return NULL;            /* no PMI from the linger thread */
+    struct uz_net_peer_card card;
+    struct udp_peer *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    if (udp.read_card(world, &card) != 0 || peer_path(p, &card) != 0) {
+        free(p);
+        return NULL;
+    }
+    p->world = world;
+    p->rto_ns = udp.conf.rto_ns;
+    p->lost_for = (uint32_t)-1;
+    udp.peers[world] = p;
+    udp.live[udp.nlive++] = p;
+    return p;
+}
+
+/* --------------------------------------------------------------- start-up */
+
+static void read_conf(void)
+{
+    struct udp_conf *c = &udp.conf;
+    c->mtu = uz_config.udp_mtu;
+    c->max_record = uz_config.udp_record < 4096 ? 4096 : uz_config.udp_record;
+    if (c->max_record > (1u << 30))
+        c->max_record = 1u << 30;
+    c->window = uz_config.udp_window < 16 ? 16 : (uint32_t)uz_config.udp_window;
+    c->window_bytes = uz_config.udp_window_bytes;
+    c->sockbuf = uz_config.udp_sockbuf;
+    c->rto_ns = 1000L * (uz_config.udp_rto_us > 10 ? uz_config.udp_rto_us : 10);
+    c->rto_max_ns = 1000L * uz_config.udp_rto_max_us;
+    if (c->rto_max_ns < c->rto_ns)
+        c->rto_max_ns = c->rto_ns;
+    c->peer_timeout_ns = (long)(uz_config.udp_peer_timeout * 1e9);
+    c->retries = uz_config.udp_retries;
+    c->ack_every = uz_config.udp_ack_every > 0 ? uz_config.udp_ack_every : 1;
+    c->ack_delay_ns = 1000L * uz_config.udp_ack_delay_us;
+    c->stop_high = uz_config.udp_stop_high;
+    c->stop_low = uz_config.udp_stop_low;
+    c->mac_payload = uz_config.udp_mac_payload;
+    c->raw = uz_config.udp_ether;
+}
+
+static int udp_open(const struct uz_net_setup *setup, char *card, size_t cardlen)
+{
+    memset(&udp, 0, sizeof(udp));
+    udp.fd = -1;
+    udp.world_rank = setup->world_rank;
+    udp.world_size = setup->world_size;
+    udp.node_id = setup->node_id;
+    memcpy(udp.key, setup->job_key, UZ_NET_KEY_BYTES);
+    read_conf();
+    int err = udp_faults_init(uz_config.udp_faults);
+    if (err)
+        return err;
+    udp.peers = calloc((size_t)setup->world_size, sizeof(*udp.peers));
+    udp.live = calloc((size_t)setup->world_size, sizeof(*udp.live));
+    udp.rxbuf_each = 65536;
+    udp.rxbuf = malloc(UDP_BATCH * udp.rxbuf_each);
+    if (!udp.peers || !udp.live || !udp.rxbuf)
+        return uz_err_make(MPI_ERR_NO_MEM, "udp: out of memory at start-up");
+    return udp.conf.raw ? udp_raw_open(card, cardlen, setup) : udp_link_open(card, cardlen, setup);
+}
+
+static void udp_set_card_reader(int (*read)(int world, struct uz_net_peer_card *card))
+{
+    udp.read_card = read;
+}
+
+/* ------------------------------------------------------ the data path */
+
+static int udp_send(int world, const void *hdr, size_t hdr_len, const struct uz_payload *payload)
+{
+    struct udp_peer *p = udp_peer_get(world);
+    if (!p)
+        return uz_err_make(MPI_ERR_OTHER, "udp: no usable address for world rank %d in its card", world);
+    if (p->dead)
+        return uz_err_make(MPI_ERR_PROC_ABORTED, "udp: rank %d was declared dead", world);
+    return udp_window_send(p, hdr, hdr_len, payload);
+}
+
+static int udp_progress(uz_recv_handler handler)
+{
+    udp.handler = handler;
+    int work = udp_recv_poll();
+    long now = udp_now();
+    udp_timer_run(now);
+    if (udp.txq)
+        udp_window_push_all();
+    udp_faults_tick(now);
+    return work;
+}
+
+/* Before sleeping: ACKs still owed go now (nothing will come to ride on). */
+static void flush_acks(void)
+{
+    for (int i = 0; i < udp.nlive; i++) {
+        struct udp_peer *p = udp.live[i];
+        if (p->unacked && !p->dead)
+            udp_send_control(p, 0);
+    }
+    udp_faults_flush();
+}
+
+static int udp_pollfds(struct pollfd *fds, int max, int *timeout_ms)
+{
+    if (max < 1)
+        return 0;
+    flush_acks();
+    fds[0].fd = udp.fd;
+    fds[0].events = POLLIN | (udp.txq ? POLLOUT : 0);
+    fds[0].revents = 0;
+    int ms = udp_timer_poll_ms(udp_now());
+    if (ms >= 0 && ms < *timeout_ms)
+        *timeout_ms = ms;
+    return 1;
+}
+
+static size_t udp_max_record(void)
+{
+    return udp.conf.max_record;
+}
+
+static int udp_peer_error(int world)
+{
+    struct udp_peer *p = world >= 0 && world < udp.world_size ? udp.peers[world] : NULL;
+    return p && p->dead ? uz_err_make(MPI_ERR_PROC_ABORTED, "udp: rank %d was declared dead", world) : 0;
+}
+
+/* --------------------------------------------------------------- shut-down */
+
+static void *linger_main(void *arg)
+{
+    (void)arg;
+    while (!linger_stop) {
+        struct pollfd pfd = { .fd = udp.fd, .events = POLLIN | (udp.txq ? POLLOUT : 0) };
+        int ms = udp_timer_poll_ms(udp_now());
+        if (ms < 0 || ms > 10)
+            ms = 10;
+        poll(&pfd, 1, ms);
+        udp_recv_poll();
+        flush_acks();
+        udp_timer_run(udp_now());
+        if (udp.txq)
+            udp_window_push_all();
+    }
+    return NULL;
+}
+
+static void udp_linger(void)
+{
+    flush_acks();
+    udp.handler = NULL;         /* records that still arrive are acknowledged and dropped */
+    linger_stop = 0;
+    if (pthread_create(&linger_thread, NULL, linger_main, NULL) == 0)
+        linger_running = 1;
+}
+
+static void print_stats(void)
+{
+    fprintf(stderr,
+            "Uzura rank %d: udp: data sent %lu (resent %lu, %lu bytes) received %lu (%lu bytes); "
+            "acks/controls sent %lu; LOST sent %lu received %lu; STOP sent %lu received %lu; "
+            "GO sent %lu received %lu; timeouts %lu; out-of-order %lu; duplicates %lu; probes %lu; "
+            "window full %lu; rejected %lu; malformed %lu; dropped after finalize %lu; "
+            "injected loss %lu dup %lu reorder %lu\n",
+            udp.world_rank, udp.stats.data_sent, udp.stats.data_resent, udp.stats.bytes_sent,
+            udp.stats.data_recv, udp.stats.bytes_recv, udp.stats.acks_sent, udp.stats.lost_sent,
+            udp.stats.lost_recv, udp.stats.stop_sent, udp.stats.stop_recv, udp.stats.go_sent,
+            udp.stats.go_recv, udp.stats.timeouts, udp.stats.out_of_order, udp.stats.duplicates,
+            udp.stats.pings, udp.stats.send_eagain, uz_net_stats.rejected_datagrams,
+            uz_net_stats.malformed, udp.stats.dropped_after_finalize, udp.stats.fault_lost,
+            udp.stats.fault_dup, udp.stats.fault_reordered);
+}
+
+static void udp_close(void)
+{
+    if (linger_running) {
+        linger_stop = 1;
+        pthread_join(linger_thread, NULL);
+        linger_running = 0;
+    }
+    if (uz_config.verbose >= 2)
+        print_stats();
+    for (int i = 0; i < udp.nlive; i++) {
+        udp_window_free(udp.live[i]);
+        udp_recv_free(udp.live[i]);
+        free(udp.live[i]);
+    }
+    free(udp.peers);
+    free(udp.live);
+    free(udp.rxbuf);
+    if (udp.fd >= 0)
+        close(udp.fd);
+    memset(&udp, 0, sizeof(udp));
+    udp.fd = -1;
+}
+
+const struct uz_net_ops uz_udp_ops = {
+    .name = "udp",
+    .open = udp_open,
+    .set_card_reader = udp_set_card_reader,
+    .send = udp_send,
+    .progress = udp_progress,
+    .pollfds = udp_pollfds,
+    .max_record = udp_max_record,
+    .peer_error = udp_peer_error,
+    .linger = udp_linger,
+    .close = udp_close,
+};

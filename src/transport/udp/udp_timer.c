@@ -1,0 +1,70 @@
+/*
+ * udp_timer.c — time in the udp transport: the clock, the one earliest
+ * deadline that tells progress() whether to look at the peers' timers and
+ * tells a sleeping rank how long it may sleep, and the end of the road for
+ * a peer that stopped answering.
+ *
+ * Each peer has at most a few deadlines (retransmission, coalesced ACK,
+ * STOP/GO repetition, probe while stopped); rather than a timer wheel, the
+ * transport keeps the earliest of all of them and, when it passes, walks
+ * the peers it talks to, each of which re-arms what it still needs.  The
+ * walk happens at most once per expiry, so its cost is paid per event, not
+ * per progress call.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "core/errors.h"
+#include "pt2pt/pt2pt.h"
+#include "transport/udp/udp.h"
+
+long udp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+void udp_timer_arm(long deadline_ns)
+{
+    if (!udp.next_timer_ns || deadline_ns < udp.next_timer_ns)
+        udp.next_timer_ns = deadline_ns;
+}
+
+int udp_timer_run(long now)
+{
+    if (!udp.next_timer_ns || now < udp.next_timer_ns)
+        return 0;
+    udp.next_timer_ns = 0;
+    for (int i = 0; i < udp.nlive; i++) {
+        struct udp_peer *p = udp.live[i];
+        udp_window_on_timer(p, now);
+        udp_recv_on_timer(p, now);
+    }
+    return 1;
+}
+
+/* Milliseconds until the earliest deadline (rounded up), or -1 for none. */
+int udp_timer_poll_ms(long now)
+{
+    if (!udp.next_timer_ns)
+        return -1;
+    long ns = udp.next_timer_ns - now;
+    if (ns <= 0)
+        return 0;
+    long ms = (ns + 999999) / 1000000;
+    return ms > 1000000 ? 1000000 : (int)ms;
+}
+
+void udp_peer_declare_dead(struct udp_peer *p, const char *why)
+{
+    if (p->dead)
+        return;
+    p->dead = 1;
+    int err = uz_err_make(MPI_ERR_PROC_ABORTED, "rank %d at %s %s; declared dead", p->world,
+                          p->dest.text, why);
+    udp_window_free(p);
+    p->stopped = 0;
+    if (udp.handler)            /* not while lingering in MPI_Finalize */
+        uz_pt2pt_peer_failed(p->world, err);
+}

@@ -1,0 +1,400 @@
+/*
+ * udp_window.c — the sending side of GigaE PM (paper §3.3, steps S1–S6).
+ *
+ * A record handed to send() is cut into segments, each one datagram with
+ * its own sequence number, and copied into the peer's window: N slots, the
+ * paper's SBuf(r, i), kept until acknowledged because the request layer
+ * forgets the record as soon as send() returns 0.  No room for the whole
+ * record means -EAGAIN, and the request layer retries later, in order.
+ *
+ *   S1/S2  transmit every segment from `next` up to base + min(cwnd, N)
+ *          without waiting for ACKs, remembering STime.
+ *   S3     LOST(k): everything before k arrived; go back to k.
+ *   S4     ACK(k): release before k.  STOP(k): release before k and stop.
+ *          GO(k): resume from k.
+ *   S5     STime of the oldest unacknowledged segment older than T: go back
+ *          to it (T doubles each time; too long without a sign of life and
+ *          the peer is declared dead, udp_timer.c).
+ *
+ * One addition to the paper: after a go-back the sender restarts with a
+ * small burst (cwnd) that doubles with every window's worth of ACKs, so a
+ * lossy path does not make it resend the whole window again and again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/errors.h"
+#include "transport/udp/udp.h"
+
+enum { CWND_RESTART = 16 };
+
+/* Slots start on 8-byte boundaries, as the header's 64-bit tag wants. */
+static inline size_t udp_slot_stride(const struct udp_peer *p)
+{
+    return (p->dgram + 7) & ~(size_t)7;
+}
+
+static inline unsigned char *slot_of(struct udp_peer *p, uint32_t seq)
+{
+    return p->slots + (size_t)(seq & (p->nslots - 1)) * udp_slot_stride(p);
+}
+
+/* ------------------------------------------------------------- sealing */
+
+void udp_seal(struct udp_peer *p, struct udp_wire *w, const void *payload, size_t len)
+{
+    w->magic = UDP_WIRE_MAGIC;
+    w->version = UDP_WIRE_VERSION;
+    w->src = (uint32_t)udp.world_rank;
+    w->dst = (uint32_t)p->world;
+    w->ack = p->expected;
+    w->fc_echo = p->fc_seen;
+    /* STOP and GO ride on everything we send until the peer echoes them
+     * (paper §3.2: they are resent together with ACKs and data). */
+    w->flags &= (uint8_t)~(UDP_F_STOP | UDP_F_GO | UDP_F_MAC_PAYLOAD);
+    if (p->fc_gen != p->fc_echoed) {
+        w->flags |= p->rx_stopped ? UDP_F_STOP : UDP_F_GO;
+        w->fc_gen = p->fc_gen;
+        p->fc_sent_ns = udp_now();
+        udp_timer_arm(p->fc_sent_ns + udp.conf.rto_ns);
+    }
+    if (udp.conf.mac_payload && len) {
+        w->flags |= UDP_F_MAC_PAYLOAD;
+        w->mac = udp_siphash2(udp.key, w, UDP_WIRE_MAC_BYTES, payload, len);
+    } else {
+        w->mac = udp_siphash(udp.key, w, UDP_WIRE_MAC_BYTES);
+    }
+    /* The ACK is piggy-backed: nothing more is owed. */
+    p->unacked = 0;
+    p->ack_due_ns = 0;
+}
+
+void udp_send_control(struct udp_peer *p, uint8_t flags)
+{
+    struct udp_wire w;
+    memset(&w, 0, sizeof(w));
+    w.flags = flags;
+    udp_seal(p, &w, NULL, 0);
+    struct udp_out out = { &p->dest, { { &w, sizeof(w) } }, 1 };
+    udp_io_send(&out, 1);
+    udp.stats.acks_sent++;
+}
+
+/* ------------------------------------------------------- S1: segmenting */
+
+static int alloc_window(struct udp_peer *p)
+{
+    uint32_t want = udp.conf.window;
+    size_t by_bytes = udp.conf.window_bytes / p->dgram;
+    if (by_bytes < want)
+        want = (uint32_t)by_bytes;
+    /* Room for two of the largest records, whatever the byte budget. */
+    size_t need = 2 * ((udp.conf.max_record + p->seg - 1) / p->seg);
+    if (want < need)
+        want = (uint32_t)need;
+    uint32_t n = 16;
+    while (n < want)
+        n <<= 1;
+    p->slots = malloc((size_t)n * udp_slot_stride(p));
+    p->slot_len = calloc(n, sizeof(*p->slot_len));
+    p->stime = calloc(n, sizeof(*p->stime));
+    if (!p->slots || !p->slot_len || !p->stime) {
+        udp_window_free(p);
+        return uz_err_make(MPI_ERR_NO_MEM, "udp: out of memory for a %u-segment window to rank %d",
+                           n, p->world);
+    }
+    p->nslots = n;
+    p->cwnd = n;
+    return MPI_SUCCESS;
+}
+
+void udp_window_free(struct udp_peer *p)
+{
+    free(p->slots);
+    free(p->slot_len);
+    free(p->stime);
+    p->slots = NULL;
+    p->slot_len = NULL;
+    p->stime = NULL;
+    p->nslots = 0;
+    p->base = p->next = p->tail;
+}
+
+/* Copy record bytes [off, off + n) — the request-layer header first, then
+ * the payload — to dst.  The payload is consumed in order, as a packer
+ * expects. */
+static void copy_record(unsigned char *dst, size_t off, size_t n, const void *hdr, size_t hdr_len,
+                        const struct uz_payload *pl)
+{
+    if (off < hdr_len) {
+        size_t h = hdr_len - off < n ? hdr_len - off : n;
+        memcpy(dst, (const unsigned char *)hdr + off, h);
+        dst += h;
+        off += h;
+        n -= h;
+    }
+    if (!n)
+        return;
+    size_t poff = off - hdr_len;
+    if (pl->contig) {
+        memcpy(dst, (const unsigned char *)pl->contig + poff, n);
+    } else if (pl->pack) {
+        pl->pack(pl->pack_ctx, dst, n);
+    } else {
+        while (n) {
+            struct iovec iov[16];
+            size_t got = 0;
+            int k = pl->iov(pl->pack_ctx, iov, 16, n, &got);
+            if (k <= 0)
+                break;
+            for (int i = 0; i < k; i++) {
+                memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+                dst += iov[i].iov_len;
+            }
+            n -= got;
+        }
+    }
+}
+
+int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const struct uz_payload *pl)
+{
+    size_t total = hdr_len + pl->len;
+    if (total > udp.conf.max_record || hdr_len > 0xffff)
+        return uz_err_make(MPI_ERR_INTERN, "udp: a %zu-byte record exceeds the %zu-byte limit",
+                           total, udp.conf.max_record);
+    if (!p->slots) {
+        int err = alloc_window(p);
+        if (err)
+            return err;
+    }
+    uint32_t nseg = total ? (uint32_t)((total + p->seg - 1) / p->seg) : 1;
+    if (nseg > p->nslots - (p->tail - p->base)) {
+        udp.stats.send_eagain++;
+        return -EAGAIN;         /* window full: the request layer retries in order */
+    }
+    if (p->base == p->tail) {
+        /* The window was empty: the silence so far says nothing about the
+         * peer, so its clock starts now. */
+        p->alive_ns = udp_now();
+        p->retries = 0;
+        p->rto_ns = udp.conf.rto_ns;
+    }
+    size_t off = 0;
+    for (uint32_t i = 0; i < nseg; i++) {
+        size_t n = total - off < p->seg ? total - off : p->seg;
+        uint32_t seq = p->tail + i;
+        unsigned char *slot = slot_of(p, seq);
+        struct udp_wire *w = (struct udp_wire *)slot;
+        memset(w, 0, sizeof(*w));
+        w->flags = UDP_F_DATA | (i == 0 ? UDP_F_FIRST : 0) | (i == nseg - 1 ? UDP_F_LAST : 0);
+        w->seq = seq;
+        w->len = (uint16_t)n;
+        if (i == 0) {
+            w->rec_len = (uint32_t)total;
+            w->hdr_len = (uint16_t)hdr_len;
+        }
+        copy_record(slot + sizeof(*w), off, n, hdr, hdr_len, pl);
+        p->slot_len[seq & (p->nslots - 1)] = (uint32_t)(sizeof(*w) + n);
+        off += n;
+    }
+    p->tail += nseg;
+    udp_window_push(p);
+    return 0;
+}
+
+/* ----------------------------------------------------- S1/S2: transmitting */
+
+static void txq_add(struct udp_peer *p)
+{
+    if (p->in_txq)
+        return;
+    p->in_txq = 1;
+    p->txq_next = udp.txq;
+    udp.txq = p;
+}
+
+void udp_window_push(struct udp_peer *p)
+{
+    if (p->stopped || p->dead || !p->slots)
+        return;
+    long now = udp_now();
+    uint32_t limit = p->base + (p->cwnd < p->nslots ? p->cwnd : p->nslots);
+    uint32_t end = udp_seq_before(p->tail, limit) ? p->tail : limit;
+    while (udp_seq_before(p->next, end)) {
+        struct udp_out out[UDP_BATCH];
+        int n = 0;
+        for (uint32_t s = p->next; n < UDP_BATCH && udp_seq_before(s, end); s++, n++) {
+            unsigned char *slot = slot_of(p, s);
+            struct udp_wire *w = (struct udp_wire *)slot;
+            size_t len = p->slot_len[s & (p->nslots - 1)];
+            udp_seal(p, w, slot + sizeof(*w), len - sizeof(*w));
+            p->stime[s & (p->nslots - 1)] = now;
+            out[n] = (struct udp_out){ &p->dest, { { slot, len } }, 1 };
+        }
+        int sent = udp_io_send(out, n);
+        for (int i = 0; i < sent; i++)
+            udp.stats.bytes_sent += out[i].iov[0].iov_len - sizeof(struct udp_wire);
+        udp.stats.data_sent += (unsigned)sent;
+        p->next += (uint32_t)sent;
+        if (sent < n) {
+            txq_add(p);         /* the socket is full: again from progress */
+            break;
+        }
+    }
+    udp_timer_arm(now + p->rto_ns);
+}
+
+void udp_window_push_all(void)
+{
+    struct udp_peer *list = udp.txq;
+    udp.txq = NULL;
+    while (list) {
+        struct udp_peer *p = list;
+        list = p->txq_next;
+        p->in_txq = 0;
+        udp_window_push(p);
+    }
+}
+
+/* -------------------------------------------------- S3/S4: the answers */
+
+/* Everything before k has arrived: free those slots (k within what we sent). */
+static int release_before(struct udp_peer *p, uint32_t k, long now)
+{
+    if (!udp_seq_before(p->base, k) || udp_seq_before(p->tail, k))
+        return 0;
+    uint32_t acked = k - p->base;
+    p->base = k;
+    if (udp_seq_before(p->next, k))
+        p->next = k;
+    p->alive_ns = now;
+    p->retries = 0;
+    p->rto_ns = udp.conf.rto_ns;
+    if (p->cwnd < p->nslots) {          /* after a go-back: grow the burst again */
+        p->cwnd += acked;
+        if (p->cwnd > p->nslots)
+            p->cwnd = p->nslots;
+    }
+    return 1;
+}
+
+static void go_back(struct udp_peer *p, uint32_t k)
+{
+    if (udp_seq_before(k, p->next)) {
+        udp.stats.data_resent += p->next - k;
+        p->next = k;
+    }
+    p->cwnd = CWND_RESTART < p->nslots ? CWND_RESTART : p->nslots;
+}
+
+static void on_lost(struct udp_peer *p, uint32_t k, long now)
+{
+    udp.stats.lost_recv++;
+    if (udp_seq_before(k, p->base) || udp_seq_before(p->next, k))
+        return;                         /* stale, or for segments not sent yet */
+    release_before(p, k, now);
+    /* The receiver sends one LOST per gap, but a reordered or duplicated
+     * one may come twice: go back once per gap and round trip. */
+    if (k == p->rewound_to && now - p->rewound_ns < p->rto_ns)
+        return;
+    p->rewound_to = k;
+    p->rewound_ns = now;
+    go_back(p, k);
+}
+
+static void on_flow_control(struct udp_peer *p, const struct udp_wire *w, long now)
+{
+    if ((int32_t)(w->fc_gen - p->fc_seen) <= 0) {
+        p->alive_ns = now;              /* a repeat: our echo was lost, or a probe's answer */
+        udp_send_control(p, 0);
+        return;
+    }
+    p->fc_seen = w->fc_gen;
+    if (p->slots)
+        release_before(p, w->ack, now);
+    p->alive_ns = now;
+    if (w->flags & UDP_F_STOP) {
+        udp.stats.stop_recv++;
+        p->stopped = 1;
+        p->probe_ns = now + p->rto_ns;
+        udp_timer_arm(p->probe_ns);
+    } else {
+        udp.stats.go_recv++;
+        p->stopped = 0;
+        if (p->slots && !udp_seq_before(w->ack, p->base) && !udp_seq_before(p->tail, w->ack))
+            go_back(p, w->ack);
+        p->cwnd = p->nslots;
+    }
+    udp_send_control(p, 0);             /* echo the generation: the receiver stops repeating */
+}
+
+void udp_window_on_header(struct udp_peer *p, const struct udp_wire *w)
+{
+    long now = udp_now();
+    if (p->slots)
+        release_before(p, w->ack, now);
+    if ((w->flags & UDP_F_LOST) && p->slots)
+        on_lost(p, w->ack, now);
+    if (w->flags & (UDP_F_STOP | UDP_F_GO))
+        on_flow_control(p, w, now);
+    else if (p->stopped)
+        p->alive_ns = now;
+    if (p->slots && p->next != p->tail)
+        udp_window_push(p);
+}
+
+/* ---------------------------------------------------------- S5: timeouts */
+
+static double seconds(long ns)
+{
+    return ns / 1e9;
+}
+
+void udp_window_on_timer(struct udp_peer *p, long now)
+{
+    if (p->dead || !p->slots)
+        return;
+    if (p->stopped) {
+        if (now < p->probe_ns) {
+            udp_timer_arm(p->probe_ns);
+            return;
+        }
+        if (now - p->alive_ns > udp.conf.peer_timeout_ns) {
+            char why[160];
+            snprintf(why, sizeof(why), "stopped us and gave no sign of life for %.1f s",
+                     seconds(now - p->alive_ns));
+            udp_peer_declare_dead(p, why);
+            return;
+        }
+        /* Is it still there?  A live receiver answers a probe by
+         * repeating its STOP (or with the GO we missed). */
+        udp.stats.pings++;
+        udp_send_control(p, UDP_F_PING);
+        p->rto_ns = p->rto_ns * 2 < udp.conf.rto_max_ns ? p->rto_ns * 2 : udp.conf.rto_max_ns;
+        p->probe_ns = now + p->rto_ns;
+        udp_timer_arm(p->probe_ns);
+        return;
+    }
+    if (p->next == p->base)
+        return;                         /* nothing in flight */
+    long deadline = p->stime[p->base & (p->nslots - 1)] + p->rto_ns;
+    if (now < deadline) {
+        udp_timer_arm(deadline);
+        return;
+    }
+    udp.stats.timeouts++;
+    p->retries++;
+    if (now - p->alive_ns > udp.conf.peer_timeout_ns ||
+        (udp.conf.retries > 0 && p->retries > udp.conf.retries)) {
+        char why[160];
+        snprintf(why, sizeof(why), "did not acknowledge for %.1f s (%d retransmissions)",
+                 seconds(now - p->alive_ns), p->retries - 1);
+        udp_peer_declare_dead(p, why);
+        return;
+    }
+    p->rto_ns = p->rto_ns * 2 < udp.conf.rto_max_ns ? p->rto_ns * 2 : udp.conf.rto_max_ns;
+    go_back(p, p->base);
+    udp_window_push(p);
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# udp_stranger.sh — forged datagrams at a rank's port change nothing, and
+# are counted.  Passes when every message of the job arrived intact and
+# rank 0 counted at least as many rejected + malformed datagrams as were
+# sent to it.
+#
+#   udp_stranger.sh MPIEXEC PROGRAM [netns]     (netns: 2 hosts, 1 rank each)
+set -u
+mpiexec=$1 prog=$2 mode=${3:-loop}
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+export UZURA_VERBOSE=2
+if [ "$mode" = netns ]; then
+    "$here/udp_netns_run.sh" 2 1 "$mpiexec" "$prog" >"$out" 2>&1
+else
+    UZURA_SHM=0 UZURA_NET=udp "$mpiexec" -n 2 --timeout 60 "$prog" >"$out" 2>&1
+fi
+rc=$?
+cat "$out"
+[ $rc -eq 77 ] && exit 77
+[ $rc -eq 0 ] || { echo "FAIL: the job failed ($rc)"; exit 1; }
+grep -q "all messages intact" "$out" || { echo "FAIL: messages damaged"; exit 1; }
+sent=$(grep -o 'sent [0-9]* forged' "$out" | awk '{s += $2} END {print s + 0}')
+counted=$(grep 'Uzura rank 0: udp:' "$out" | sed 's/.*rejected \([0-9]*\); malformed \([0-9]*\).*/\1 \2/' | awk '{print $1 + $2}')
+echo "forged datagrams sent: $sent; rank 0 rejected or found malformed: ${counted:-none}"
+[ "$sent" -gt 0 ] && [ "${counted:-0}" -ge "$sent" ] || { echo "FAIL: not every forged datagram was counted"; exit 1; }
+echo PASS

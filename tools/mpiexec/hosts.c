@@ -1,0 +1,239 @@
+/*
+ * hosts.c — which hosts a job runs on, and which rank goes where.
+ *
+ * Hosts come from "-hosts a,b:2,c" and from host files (one host per line,
+ * "host", "host:N" or "host slots=N", '#' starts a comment).  A host named
+ * twice is one host whose slots add up; a host without a count has one
+ * slot.  Placement walks the hosts in order, giving each its slots (or
+ * -ppn, when given) consecutive ranks, and goes round again until every
+ * rank has a host.  So without counts ranks go round-robin, with counts
+ * hosts are filled in order, and more ranks than slots wrap around.
+ */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int slots_parse(const char *text, int *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    if (end == text || *end || errno || n < 1 || n > 1000000)
+        return -1;
+    *out = (int)n;
+    return 0;
+}
+
+static int host_name_ok(const char *name)
+{
+    return *name && !strpbrk(name, " \t,:=#'\"\\");
+}
+
+/* Add (name, slots) to the list, merging with an earlier entry of the
+ * same name.  Returns 0 or an exit status. */
+static int host_add(struct mpiexec_options *opt, const char *name, size_t len, int slots)
+{
+    for (int i = 0; i < opt->nhosts; i++) {
+        if (strlen(opt->hosts[i].name) == len && strncmp(opt->hosts[i].name, name, len) == 0) {
+            opt->hosts[i].slots += slots;
+            return 0;
+        }
+    }
+    struct host_entry *grown = realloc(opt->hosts, (size_t)(opt->nhosts + 1) * sizeof *grown);
+    char *copy = strndup(name, len);
+    if (!grown || !copy) {
+        free(copy);
+        if (grown)
+            opt->hosts = grown;
+        fputs("mpiexec: out of memory\n", stderr);
+        return EXIT_LAUNCH_FAILED;
+    }
+    opt->hosts = grown;
+    opt->hosts[opt->nhosts++] = (struct host_entry){copy, slots};
+    return 0;
+}
+
+/* "name" or "name:N", as one item of -hosts or one host-file word; a name
+ * alone counts for `slots`. */
+static int host_item(struct mpiexec_options *opt, char *item, int slots, const char *where)
+{
+    char *colon = strchr(item, ':');
+    if (colon) {
+        *colon = '\0';
+        if (slots_parse(colon + 1, &slots) < 0) {
+            fprintf(stderr, "mpiexec: %s: '%s' is not a number of slots\n", where, colon + 1);
+            return EXIT_USAGE;
+        }
+    }
+    if (!host_name_ok(item)) {
+        fprintf(stderr, "mpiexec: %s: '%s' is not a host name\n", where, item);
+        return EXIT_USAGE;
+    }
+    return host_add(opt, item, strlen(item), slots);
+}
+
+int hosts_parse_list(const char *text, struct mpiexec_options *opt)
+{
+    char *copy = strdup(text);
+    int status = copy ? 0 : EXIT_LAUNCH_FAILED;
+    char *save = NULL;
+    int n = 0;
+    for (char *item = copy ? strtok_r(copy, ",", &save) : NULL; item && !status;
+         item = strtok_r(NULL, ",", &save), n++)
+        status = host_item(opt, item, 1, "-hosts");
+    if (!status && n == 0) {
+        fprintf(stderr, "mpiexec: -hosts: '%s' names no host\n", text);
+        status = EXIT_USAGE;
+    }
+    free(copy);
+    return status;
+}
+
+/* One line of a host file, comment already cut off: "host", "host:N" or
+ * "host slots=N". */
+static int hostfile_line(struct mpiexec_options *opt, char *line, const char *where)
+{
+    char *save = NULL;
+    char *host = strtok_r(line, " \t\r", &save);
+    if (!host)
+        return 0;
+    char *word = strtok_r(NULL, " \t\r", &save);
+    int slots = 1;
+    if (word && (strncmp(word, "slots=", 6) != 0 || slots_parse(word + 6, &slots) < 0)) {
+        fprintf(stderr, "mpiexec: %s: '%s' is not 'slots=N'\n", where, word);
+        return EXIT_USAGE;
+    }
+    if (word && strchr(host, ':')) {
+        fprintf(stderr, "mpiexec: %s: both 'host:N' and 'slots=N'\n", where);
+        return EXIT_USAGE;
+    }
+    if (word && (word = strtok_r(NULL, " \t\r", &save))) {
+        fprintf(stderr, "mpiexec: %s: unexpected '%s'\n", where, word);
+        return EXIT_USAGE;
+    }
+    return host_item(opt, host, slots, where);
+}
+
+int hosts_parse_file(const char *path, struct mpiexec_options *opt)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "mpiexec: cannot read host file '%s': %s\n", path, strerror(errno));
+        return EXIT_USAGE;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    int status = 0, lineno = 0, before = opt->nhosts;
+    while (!status && getline(&line, &cap, f) >= 0) {
+        char where[512];
+        snprintf(where, sizeof where, "%s:%d", path, ++lineno);
+        line[strcspn(line, "#\n")] = '\0';
+        status = hostfile_line(opt, line, where);
+    }
+    free(line);
+    fclose(f);
+    if (!status && opt->nhosts == before) {
+        fprintf(stderr, "mpiexec: host file '%s' names no host\n", path);
+        status = EXIT_USAGE;
+    }
+    return status;
+}
+
+/* ------------------------------------------------------------ placement */
+
+void placement_free(struct placement *p)
+{
+    free(p->node_host);
+    free(p->node_nranks);
+    free(p->rank_node);
+    *p = (struct placement){0};
+}
+
+int placement_compute(const struct mpiexec_options *opt, struct placement *p)
+{
+    int n = opt->nprocs, nhosts = opt->nhosts;
+    int *host_of = calloc((size_t)n, sizeof *host_of);
+    int *node_of_host = malloc((size_t)nhosts * sizeof *node_of_host);
+    *p = (struct placement){0};
+    p->node_host = calloc((size_t)nhosts, sizeof *p->node_host);
+    p->node_nranks = calloc((size_t)nhosts, sizeof *p->node_nranks);
+    p->rank_node = calloc((size_t)n, sizeof *p->rank_node);
+    if (!host_of || !node_of_host || !p->node_host || !p->node_nranks || !p->rank_node) {
+        free(host_of);
+        free(node_of_host);
+        placement_free(p);
+        return -1;
+    }
+    for (int rank = 0, h = 0; rank < n; h = (h + 1) % nhosts) {
+        int take = opt->ppn ? opt->ppn : opt->hosts[h].slots;
+        for (int k = 0; k < take && rank < n; k++)
+            host_of[rank++] = h;
+    }
+    /* Nodes: the hosts that got ranks, in host order. */
+    for (int h = 0; h < nhosts; h++)
+        node_of_host[h] = -1;
+    for (int rank = 0; rank < n; rank++)
+        node_of_host[host_of[rank]] = 0;
+    for (int h = 0; h < nhosts; h++)
+        if (node_of_host[h] == 0) {
+            node_of_host[h] = p->nnodes;
+            p->node_host[p->nnodes++] = opt->hosts[h].name;
+        }
+    for (int rank = 0; rank < n; rank++) {
+        p->rank_node[rank] = node_of_host[host_of[rank]];
+        p->node_nranks[p->rank_node[rank]]++;
+    }
+    free(host_of);
+    free(node_of_host);
+    return 0;
+}
+
+/* Does the placement repeat with a period of `period` ranks? */
+static int placement_periodic(const struct placement *p, int nprocs, int period)
+{
+    for (int rank = period; rank < nprocs; rank++)
+        if (p->rank_node[rank] != p->rank_node[rank - period])
+            return 0;
+    return 1;
+}
+
+/* MPICH's PMI_process_mapping: "(vector,(node,count,ranks_per_node),...)"
+ * in rank order; each triple stands for `count` consecutive nodes from
+ * `node`, each holding `ranks_per_node` consecutive ranks.  MPICH starts
+ * the list again when it ends before the job does, so a placement that
+ * repeats (round-robin, -ppn wrapping around) is written for one period. */
+char *placement_process_mapping(const struct placement *p, int nprocs)
+{
+    char *text = malloc(UZ_PMI_VALUE_MAX);
+    if (!text)
+        return NULL;
+    size_t len = (size_t)snprintf(text, UZ_PMI_VALUE_MAX, "(vector");
+    int node = -1, count = 0, per_node = 0;     /* the triple being built */
+    for (int rank = 0; rank <= nprocs && len < UZ_PMI_VALUE_MAX;) {
+        int here = rank < nprocs ? p->rank_node[rank] : -1, run = 0;
+        while (rank < nprocs && p->rank_node[rank] == here)
+            rank++, run++;
+        if (here >= 0 && run == per_node && node + count == here) {
+            count++;
+            continue;
+        }
+        if (node >= 0) {
+            len += (size_t)snprintf(text + len, UZ_PMI_VALUE_MAX - len, ",(%d,%d,%d)", node,
+                                    count, per_node);
+            /* Stop once what is written, repeated, gives every rank. */
+            if (placement_periodic(p, nprocs, rank - run))
+                break;
+        }
+        node = here, count = 1, per_node = run;
+    }
+    if (len < UZ_PMI_VALUE_MAX)
+        len += (size_t)snprintf(text + len, UZ_PMI_VALUE_MAX - len, ")");
+    if (len >= UZ_PMI_VALUE_MAX) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
