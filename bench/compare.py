@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERS = Path(os.environ.get("UZURA_PEERS_DIR", Path.home() / ".cache/uzura/peers"))
-LOWER_IS_BETTER = {"latency", "time", "barrier", "lat"}
+LOWER_IS_BETTER = {"latency", "time", "barrier", "lat", "memory"}
 
 
 def implementations(build):

@@ -80,7 +80,7 @@ const struct uz_param uz_params[] = {
       NULL, FIELD(udp_rto_us), UZ_PARAM_TUNABLE },
     { "UDP_RTO_MAX_US", UZ_PARAM_INT, "500000",
       "udp: largest retransmission timeout in microseconds", NULL, FIELD(udp_rto_max_us), UZ_PARAM_TUNABLE },
-    { "UDP_PEER_TIMEOUT", UZ_PARAM_DOUBLE, "30",
+    { "UDP_PEER_TIMEOUT", UZ_PARAM_DOUBLE, "600",
       "udp: seconds a peer may leave our data unacknowledged before it is declared dead",
       NULL, FIELD(udp_peer_timeout), UZ_PARAM_TUNABLE },
     { "UDP_RETRIES", UZ_PARAM_INT, "0",

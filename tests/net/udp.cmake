@@ -97,6 +97,12 @@ udp_add_test(udp.killed.loop 120 "" "")
 add_test(NAME udp.killed.netns
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_killed.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_killed> netns)
 udp_add_test(udp.killed.netns 120 netns "")
+add_test(NAME udp.killed.icmp.loop
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_killed.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_killed> loop icmp)
+udp_add_test(udp.killed.icmp.loop 120 "" "")
+add_test(NAME udp.killed.icmp.netns
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_killed.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_killed> netns icmp)
+udp_add_test(udp.killed.icmp.netns 120 netns "")
 
 # Strangers: garbage and wrong-key datagrams at a rank's port change nothing.
 add_executable(udp_stranger udp_stranger.c)

@@ -10,7 +10,11 @@
  * Rank 0, with MPI_ERRORS_RETURN, keeps sending until a call fails, and
  * prints the error class and how long after the kill it came.
  *
- *   udp_killed TIMEOUT_SECONDS      (the value given to UZURA_UDP_PEER_TIMEOUT)
+ * With "stop" the child stops (SIGSTOP) instead of dying: its port stays
+ * open, so no ICMP error tells rank 0 anything, as when a host vanishes,
+ * and only UZURA_UDP_PEER_TIMEOUT can find it out.
+ *
+ *   udp_killed TIMEOUT_SECONDS [stop]   (the value given to UZURA_UDP_PEER_TIMEOUT)
  */
 #include <mpi.h>
 #include <signal.h>
@@ -34,6 +38,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     double timeout = argc > 1 ? atof(argv[1]) : 2.0;
+    int stop = argc > 2 && strcmp(argv[2], "stop") == 0;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -63,15 +68,15 @@ int main(int argc, char **argv)
         for (int i = 0; i < ROUNDS_BEFORE_KILL; i++)
             MPI_Recv(buf, LEN, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         double t = now();
-        double msg[2] = { t, (double)parent_pid };
-        MPI_Send(msg, 2, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
-        raise(SIGKILL);
+        double msg[3] = { t, (double)parent_pid, (double)getpid() };
+        MPI_Send(msg, 3, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+        raise(stop ? SIGSTOP : SIGKILL);
     }
 
     /* Rank 0: send until the transport gives up on rank 1. */
-    double msg[2];
+    double msg[3];
     MPI_Request r;
-    MPI_Irecv(msg, 2, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, &r);
+    MPI_Irecv(msg, 3, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, &r);
     int err = MPI_SUCCESS, flag = 0;
     long sent = 0;
     double give_up = now() + 10 * timeout + 30;
@@ -101,7 +106,9 @@ int main(int argc, char **argv)
     printf("udp_killed: %s: MPI_Send failed %.2f s after the kill (timeout %.1f s), class %d, "
            "after %ld sends: %s\n", ok ? "PASS" : "FAIL", after, timeout, cls, sent, text);
     fflush(stdout);
-    if (flag)
+    if (flag) {
+        kill((pid_t)msg[2], SIGKILL);   /* rank 1, if only stopped */
         kill((pid_t)msg[1], SIGKILL);   /* rank 1's parent: the job is over */
+    }
     _exit(ok ? 0 : 1);
 }

@@ -192,6 +192,7 @@ int udp_link_open(char *card, size_t cardlen, const struct uz_net_setup *setup);
 int udp_link_dest(struct udp_dest *d, const char *card, int same_node, size_t *mtu);
 int udp_link_send(struct udp_out *out, int n);   /* datagrams sent (≥ 0), stops at a full buffer */
 int udp_link_recv(struct udp_in *in, int max);   /* datagrams received (≥ 0) */
+void udp_link_errors(void);                       /* read queued ICMP errors; dead peers */
 int udp_raw_open(char *card, size_t cardlen, const struct uz_net_setup *setup);
 int udp_raw_dest(struct udp_dest *d, const char *card, int same_node, size_t *mtu);
 int udp_raw_send(struct udp_out *out, int n);

@@ -12,7 +12,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
+#include <linux/errqueue.h>
 #include <linux/sock_diag.h>
+#include <netinet/in.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +89,10 @@ int udp_link_open(char *card, size_t cardlen, const struct uz_net_setup *setup)
         return uz_err_make(MPI_ERR_OTHER, "udp: cannot bind a socket: %s", strerror(e));
     }
     set_buffers(fd);
+    /* ICMP errors (port unreachable: the peer's process is gone) are
+     * queued for udp_link_errors() instead of being lost. */
+    int one = 1;
+    setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
     udp.fd = fd;
 
     /* The MTU of the path to other hosts: the smallest of our interfaces'. */
@@ -168,7 +174,9 @@ int udp_link_send(struct udp_out *out, int n)
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
                 break;
             /* ECONNREFUSED and friends: an ICMP error for an earlier
-             * datagram; this one is lost like any other. */
+             * datagram (read it from the error queue); this one is lost
+             * like any other. */
+            udp_link_errors();
             done++;
             continue;
         }
@@ -196,8 +204,11 @@ int udp_link_recv(struct udp_in *in, int max)
     do
         r = recvmmsg(udp.fd, m, (unsigned)max, MSG_DONTWAIT, NULL);
     while (r < 0 && errno == EINTR);
-    if (r < 0)
+    if (r < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+            udp_link_errors();
         return 0;
+    }
     for (int i = 0; i < r; i++) {
         in[i].buf = iov[i].iov_base;
         in[i].len = (m[i].msg_hdr.msg_flags & MSG_TRUNC) ? 0 : m[i].msg_len;
@@ -212,4 +223,49 @@ size_t udp_link_rx_queued(void)
     if (getsockopt(udp.fd, SOL_SOCKET, SO_MEMINFO, info, &len) != 0)
         return 0;
     return info[SK_MEMINFO_RMEM_ALLOC];
+}
+
+/* The peer whose datagrams go to `to`, or NULL. */
+static struct udp_peer *peer_at(const struct sockaddr_in *to)
+{
+    for (int i = 0; i < udp.nlive; i++) {
+        struct udp_peer *p = udp.live[i];
+        if (p->dest.in.sin_port == to->sin_port && p->dest.in.sin_addr.s_addr == to->sin_addr.s_addr)
+            return p;
+    }
+    return NULL;
+}
+
+/*
+ * Read the ICMP errors the kernel queued for our datagrams.  "Port
+ * unreachable" from a peer's address means no socket is bound to its port
+ * any more: the process has exited (its port was bound before its card was
+ * published), so it is declared dead at once instead of after
+ * UZURA_UDP_PEER_TIMEOUT.  Silence, not an ICMP error, is what a peer
+ * that is merely busy computing produces, so this cannot misjudge it.
+ */
+void udp_link_errors(void)
+{
+    for (int guard = 0; guard < 64; guard++) {
+        struct sockaddr_in to;
+        char ctl[512];
+        char byte;
+        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+        struct msghdr mh = { .msg_name = &to, .msg_namelen = sizeof(to), .msg_iov = &iov,
+                             .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+        if (recvmsg(udp.fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+            return;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+            if (c->cmsg_level != IPPROTO_IP || c->cmsg_type != IP_RECVERR)
+                continue;
+            const struct sock_extended_err *ee = (const void *)CMSG_DATA(c);
+            udp.stats.icmp_errors++;
+            if (ee->ee_origin != SO_EE_ORIGIN_ICMP || ee->ee_type != 3 /* unreachable */ ||
+                ee->ee_code != 3 /* port */ || mh.msg_namelen < sizeof(to))
+                continue;
+            struct udp_peer *p = peer_at(&to);
+            if (p && !p->dead)
+                udp_peer_declare_dead(p, "is gone: its port is closed (ICMP port unreachable)");
+        }
+    }
 }

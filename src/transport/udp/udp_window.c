@@ -368,6 +368,9 @@ void udp_window_on_timer(struct udp_peer *p, long now)
             udp_peer_declare_dead(p, why);
             return;
         }
+        udp_link_errors();              /* gone without a word? */
+        if (p->dead)
+            return;
         /* Is it still there?  A live receiver answers a probe by
          * repeating its STOP (or with the GO we missed). */
         udp.stats.pings++;
@@ -384,6 +387,12 @@ void udp_window_on_timer(struct udp_peer *p, long now)
         udp_timer_arm(deadline);
         return;
     }
+    /* No answer: before resending, see whether the host told us the
+     * process is gone (an ICMP error whose report sendmmsg may have
+     * swallowed). */
+    udp_link_errors();
+    if (p->dead)
+        return;
     udp.stats.timeouts++;
     p->retries++;
     if (now - p->alive_ns > udp.conf.peer_timeout_ns ||

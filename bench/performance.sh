@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# performance.sh — every side-by-side comparison of docs/performance.md in
+# one run: Uzura, MPICH and Open MPI (tools/peers/install.sh) alternating
+# round after round through bench/compare.py, then the network benchmarks.
+#
+#   bench/performance.sh [BUILD_DIR] [OUT_DIR] [SECTIONS...]
+#
+# SECTIONS (default: all): p2p memory coll comm dtype net.  Each section
+# writes OUT_DIR/<section>.md (Markdown tables, each preceded by the command
+# that produced it); paste them into docs/performance.md.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$ROOT/build}
+OUT=${2:-/tmp/uzura-perf}
+shift $(( $# >= 2 ? 2 : $# ))
+sections=${*:-p2p memory coll comm dtype net}
+ROUNDS=${ROUNDS:-3}
+mkdir -p "$OUT"
+cd "$ROOT"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+cmp() { python3 bench/compare.py --build "$BUILD" --rounds "$ROUNDS" "$@"; echo; }
+
+for s in $sections; do
+    echo "==> $s ($(date +%T))" >&2
+    case $s in
+    p2p)
+        { cmp p2p latency 0 65536
+          cmp p2p bw 1024 16777216
+          cmp p2p bibw 1024 16777216
+          cmp p2p rate 1 65536; } >"$OUT/p2p.md" ;;
+    memory)
+        { for np in 2 8 64; do
+              for mode in ring all; do cmp --np $np --rounds 1 --unit memory p2p_memory $mode; done
+          done; } >"$OUT/memory.md" ;;
+    coll)
+        { for np in 2 4 8; do
+              for op in barrier bcast reduce allreduce allgather alltoall alltoallv reduce_scatter; do
+                  cmp --np $np --unit lat coll_bench $op 8 4194304
+              done
+          done; } >"$OUT/coll.md" ;;
+    comm)
+        { for np in 2 4 8; do cmp --np $np comm_split time; done; } >"$OUT/comm.md" ;;
+    dtype)
+        bench/compare_pack.sh "$BUILD" "$ROUNDS" >"$OUT/dtype.md" ;;
+    net)
+        { echo '### tcp'; bench/net_compare.sh "$BUILD"
+          echo; echo '### udp'; bench/udp_bench.sh "$BUILD"; } >"$OUT/net.md" 2>&1 ;;
+    *) echo "unknown section $s" >&2; exit 2 ;;
+    esac
+done
+echo "==> done ($(date +%T)); results in $OUT" >&2
