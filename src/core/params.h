@@ -69,6 +69,7 @@ struct uz_config {
     double udp_stop_low;
     int udp_mac_payload;
     int udp_ether;
+    int udp_gso;
     char *udp_faults;
     /* shm transport */
     size_t shm_ring_size;

@@ -122,3 +122,13 @@ foreach(t pt2pt_modes coll_check)
     udp_add_test(udp.ether.netns.${t}.2x1 600 "netns;ether" "UZURA_UDP_ETHER=1")
   endif()
 endforeach()
+
+# Segment by segment (no UDP_SEGMENT/UDP_GRO offload), as on kernels
+# without it: the plain datagram path across hosts.
+foreach(t pt2pt_modes coll_check)
+  if(TARGET ${t})
+    add_test(NAME udp.nogso.netns.${t}.2x2
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_netns_run.sh 2 2 ${UZ_MPIEXEC} $<TARGET_FILE:${t}>)
+    udp_add_test(udp.nogso.netns.${t}.2x2 600 "netns" "UZURA_UDP_GSO=0")
+  endif()
+endforeach()

@@ -32,6 +32,9 @@
 enum {
     UDP_BATCH = 64,             /* datagrams per sendmmsg / recvmmsg */
     UDP_DGRAM_MAX = 65507,      /* largest UDP payload over IPv4 */
+    UDP_GSO_SEGS = 64,          /* most segments in one offloaded send (the kernel's limit) */
+    UDP_GSO_BYTES = 65000,      /* and their bytes: one IPv4 packet before segmentation */
+    UDP_RX_SEGS = 1024,         /* segments one udp_link_recv() may hand over */
     UDP_PLACE_MAX = 64,         /* runs of user memory one record may be placed into */
 };
 
@@ -112,6 +115,7 @@ struct udp_conf {
     double stop_high, stop_low; /* fractions of the socket's receive buffer */
     int mac_payload;
     int raw;
+    int gso;                    /* UZURA_UDP_GSO, and the kernel took it */
 };
 
 /* One datagram to send: header + up to two pieces of payload. */
@@ -140,6 +144,7 @@ struct udp_state {
     int (*read_card)(int world, struct uz_net_peer_card *card);
     size_t lo_mtu, if_mtu;              /* MTU of the paths to same-host and other-host peers */
     unsigned char *rxbuf;               /* UDP_BATCH receive buffers */
+    int rx_more;                        /* the last receive filled its batch: more may wait */
     size_t rxbuf_each;
     long next_timer_ns;                 /* earliest deadline of any peer */
     int congested;                      /* receive queue above the high watermark */
@@ -193,6 +198,7 @@ int udp_link_dest(struct udp_dest *d, const char *card, int same_node, size_t *m
 int udp_link_send(struct udp_out *out, int n);   /* datagrams sent (≥ 0), stops at a full buffer */
 int udp_link_recv(struct udp_in *in, int max);   /* datagrams received (≥ 0) */
 void udp_link_errors(void);                       /* read queued ICMP errors; dead peers */
+int udp_link_send_run(const struct udp_dest *d, struct iovec *iov, int n, size_t seg);
 int udp_raw_open(char *card, size_t cardlen, const struct uz_net_setup *setup);
 int udp_raw_dest(struct udp_dest *d, const char *card, int same_node, size_t *mtu);
 int udp_raw_send(struct udp_out *out, int n);

@@ -15,6 +15,7 @@
 #include <linux/errqueue.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,10 @@ int udp_link_open(char *card, size_t cardlen, const struct uz_net_setup *setup)
      * queued for udp_link_errors() instead of being lost. */
     int one = 1;
     setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
+    /* Accept coalesced runs of segments (GRO): a peer's offloaded send
+     * then crosses the stack as one packet instead of dozens. */
+    if (udp.conf.gso && setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) != 0)
+        udp.conf.gso = 0;
     udp.fd = fd;
 
     /* The MTU of the path to other hosts: the smallest of our interfaces'. */
@@ -187,33 +192,107 @@ int udp_link_send(struct udp_out *out, int n)
     return done;
 }
 
+/*
+ * Up to `max` segments.  With GRO a message may hold several segments of
+ * the same flow back to back, each gso_size bytes but the last (the
+ * UDP_GRO control message says how long); they are split here, so the
+ * protocol above sees datagrams either way.
+ */
 int udp_link_recv(struct udp_in *in, int max)
 {
     static struct mmsghdr m[UDP_BATCH];
     static struct iovec iov[UDP_BATCH];
-    if (max > UDP_BATCH)
-        max = UDP_BATCH;
-    for (int i = 0; i < max; i++) {
+    static char ctl[UDP_BATCH][CMSG_SPACE(sizeof(int))];
+    int vlen = UDP_BATCH;
+    if (udp.conf.gso) {
+        /* Room for the worst case: every message a full run (the kernel
+         * coalesces at most 64 segments, UDP_GSO_SEGS). */
+        int per = UDP_GSO_SEGS;
+        vlen = max / per < UDP_BATCH ? max / per : UDP_BATCH;
+        if (vlen < 1)
+            vlen = 1;
+    } else if (vlen > max) {
+        vlen = max;
+    }
+    for (int i = 0; i < vlen; i++) {
         iov[i].iov_base = udp.rxbuf + (size_t)i * udp.rxbuf_each;
         iov[i].iov_len = udp.rxbuf_each;
         memset(&m[i].msg_hdr, 0, sizeof(m[i].msg_hdr));
         m[i].msg_hdr.msg_iov = &iov[i];
         m[i].msg_hdr.msg_iovlen = 1;
+        if (udp.conf.gso) {
+            m[i].msg_hdr.msg_control = ctl[i];
+            m[i].msg_hdr.msg_controllen = sizeof(ctl[i]);
+        }
     }
     int r;
     do
-        r = recvmmsg(udp.fd, m, (unsigned)max, MSG_DONTWAIT, NULL);
+        r = recvmmsg(udp.fd, m, (unsigned)vlen, MSG_DONTWAIT, NULL);
     while (r < 0 && errno == EINTR);
+    udp.rx_more = r == vlen;
     if (r < 0) {
         if (errno != EAGAIN && errno != EWOULDBLOCK)
             udp_link_errors();
         return 0;
     }
-    for (int i = 0; i < r; i++) {
-        in[i].buf = iov[i].iov_base;
-        in[i].len = (m[i].msg_hdr.msg_flags & MSG_TRUNC) ? 0 : m[i].msg_len;
+    int n = 0;
+    for (int i = 0; i < r && n < max; i++) {
+        unsigned char *buf = iov[i].iov_base;
+        size_t len = (m[i].msg_hdr.msg_flags & MSG_TRUNC) ? 0 : m[i].msg_len;
+        size_t seg = len;
+        for (struct cmsghdr *c = udp.conf.gso ? CMSG_FIRSTHDR(&m[i].msg_hdr) : NULL; c;
+             c = CMSG_NXTHDR(&m[i].msg_hdr, c)) {
+            int g;
+            if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+                memcpy(&g, CMSG_DATA(c), sizeof(g));
+                if (g > 0)
+                    seg = (size_t)g;
+            }
+        }
+        if (!len) {
+            in[n++] = (struct udp_in){ buf, 0 };
+            continue;
+        }
+        for (size_t off = 0; off < len && n < max; off += seg)
+            in[n++] = (struct udp_in){ buf + off, len - off < seg ? len - off : seg };
     }
-    return r;
+    return n;
+}
+
+/*
+ * Send segments iov[0..n) to `d` as one offloaded datagram run
+ * (UDP_SEGMENT): every segment `seg` bytes but the last.  Returns n when
+ * sent (or lost, like any datagram), 0 when the socket is full, -1 when
+ * the kernel refuses offload (the caller then stops using it).
+ */
+int udp_link_send_run(const struct udp_dest *d, struct iovec *iov, int n, size_t seg)
+{
+    char ctl[CMSG_SPACE(sizeof(uint16_t))];
+    struct msghdr mh = { .msg_name = (void *)&d->in, .msg_namelen = sizeof(d->in), .msg_iov = iov,
+                         .msg_iovlen = (size_t)n };
+    if (n > 1) {
+        memset(ctl, 0, sizeof(ctl));
+        mh.msg_control = ctl;
+        mh.msg_controllen = sizeof(ctl);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_UDP;
+        c->cmsg_type = UDP_SEGMENT;
+        c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+        uint16_t s16 = (uint16_t)seg;
+        memcpy(CMSG_DATA(c), &s16, sizeof(s16));
+    }
+    for (;;) {
+        if (sendmsg(udp.fd, &mh, MSG_DONTWAIT) >= 0)
+            return n;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+            return 0;
+        if (n > 1 && (errno == EINVAL || errno == EIO || errno == EOPNOTSUPP || errno == ENOPROTOOPT))
+            return -1;
+        udp_link_errors();      /* an ICMP error for an earlier datagram; this run is lost */
+        return n;
+    }
 }
 
 size_t udp_link_rx_queued(void)

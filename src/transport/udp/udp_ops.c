@@ -100,6 +100,7 @@ static void read_conf(void)
     c->stop_low = uz_config.udp_stop_low;
     c->mac_payload = uz_config.udp_mac_payload;
     c->raw = uz_config.udp_ether;
+    c->gso = uz_config.udp_gso && !c->raw;
 }
 
 static int udp_open(const struct uz_net_setup *setup, char *card, size_t cardlen)

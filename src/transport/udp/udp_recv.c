@@ -256,14 +256,14 @@ enum { BATCHES_PER_POLL = 16 };
 
 int udp_recv_poll(void)
 {
-    struct udp_in in[UDP_BATCH];
+    static struct udp_in in[UDP_RX_SEGS];
     static int flowing;
     int handled = 0, was_congested = udp.congested;
     if (flowing)
         measure_backlog();
     was_congested |= udp.congested;
     for (int round = 0; round < BATCHES_PER_POLL; round++) {
-        int n = udp.conf.raw ? udp_raw_recv(in, UDP_BATCH) : udp_link_recv(in, UDP_BATCH);
+        int n = udp.conf.raw ? udp_raw_recv(in, UDP_RX_SEGS) : udp_link_recv(in, UDP_RX_SEGS);
         if (n <= 0) {
             udp.congested = 0;          /* we read it all */
             break;
@@ -274,7 +274,7 @@ int udp_recv_poll(void)
         handled += n;
         for (int i = 0; i < udp.nlive; i++)
             udp.live[i]->ack_now = 0;
-        if (n < UDP_BATCH) {
+        if (!udp.rx_more) {
             udp.congested = 0;
             break;
         }

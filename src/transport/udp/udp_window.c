@@ -215,6 +215,47 @@ static void txq_add(struct udp_peer *p)
     udp.txq = p;
 }
 
+/*
+ * Segments [p->next, end) as offloaded runs (UDP_SEGMENT): up to
+ * UDP_GSO_SEGS full segments (the last may be short) leave in one system
+ * call and cross the stack as one packet, which is what lets a datagram
+ * protocol keep up with TCP's segmentation offload.  Returns 0 when all
+ * went or the socket is full, -1 when the kernel refused offload.
+ */
+static int push_runs(struct udp_peer *p, uint32_t end, long now)
+{
+    int most = (int)(UDP_GSO_BYTES / p->dgram);
+    if (most > UDP_GSO_SEGS)
+        most = UDP_GSO_SEGS;
+    while (udp_seq_before(p->next, end)) {
+        struct iovec iov[UDP_GSO_SEGS];
+        int n = 0;
+        size_t bytes = 0;
+        for (uint32_t s = p->next; n < most && udp_seq_before(s, end); s++) {
+            unsigned char *slot = slot_of(p, s);
+            struct udp_wire *w = (struct udp_wire *)slot;
+            size_t len = p->slot_len[s & (p->nslots - 1)];
+            udp_seal(p, w, slot + sizeof(*w), len - sizeof(*w));
+            p->stime[s & (p->nslots - 1)] = now;
+            iov[n++] = (struct iovec){ slot, len };
+            bytes += len - sizeof(*w);
+            if (len != p->dgram)
+                break;                  /* only the last of a run may be short */
+        }
+        int sent = udp_link_send_run(&p->dest, iov, n, p->dgram);
+        if (sent < 0)
+            return -1;
+        if (sent == 0) {
+            txq_add(p);                 /* the socket is full: again from progress */
+            return 0;
+        }
+        udp.stats.bytes_sent += bytes;
+        udp.stats.data_sent += (unsigned)n;
+        p->next += (uint32_t)n;
+    }
+    return 0;
+}
+
 void udp_window_push(struct udp_peer *p)
 {
     if (p->stopped || p->dead || !p->slots)
@@ -222,6 +263,15 @@ void udp_window_push(struct udp_peer *p)
     long now = udp_now();
     uint32_t limit = p->base + (p->cwnd < p->nslots ? p->cwnd : p->nslots);
     uint32_t end = udp_seq_before(p->tail, limit) ? p->tail : limit;
+    /* Offload needs room for two segments in a packet, and sees every
+     * segment as it is (fault injection wants them one by one). */
+    if (udp.conf.gso && 2 * p->dgram <= UDP_GSO_BYTES && !udp_faults_active()) {
+        if (push_runs(p, end, now) == 0) {
+            udp_timer_arm(now + p->rto_ns);
+            return;
+        }
+        udp.conf.gso = 0;               /* refused: plain datagrams from now on */
+    }
     while (udp_seq_before(p->next, end)) {
         struct udp_out out[UDP_BATCH];
         int n = 0;

@@ -14,7 +14,8 @@
  * names mpif.h declares EXTERNAL): they may be called like any other, and
  * through the trampolines they do what C's predefined callbacks do.  The
  * record of a key lives as long as the program (attributes may outlive
- * MPI_Comm_free_keyval).
+ * MPI_Comm_free_keyval, and C does not say when the last one goes), so the
+ * records are kept on one list, where they stay reachable.
  */
 #include <stdlib.h>
 
@@ -34,7 +35,10 @@ struct keyval {
     uzf_proc copy, del;
     MPI_Aint extra_state;
     int legacy;
+    struct keyval *next;
 };
+
+static struct keyval *all_keyvals;
 
 static struct keyval *keyval_new(uzf_proc copy, uzf_proc del, MPI_Aint extra, int legacy)
 {
@@ -44,6 +48,9 @@ static struct keyval *keyval_new(uzf_proc copy, uzf_proc del, MPI_Aint extra, in
         k->del = del;
         k->extra_state = extra;
         k->legacy = legacy;
+        k->next = __atomic_load_n(&all_keyvals, __ATOMIC_ACQUIRE);
+        while (!__atomic_compare_exchange_n(&all_keyvals, &k->next, k, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+            ;
     }
     return k;
 }
