@@ -5,8 +5,11 @@
  * of host that rank is often not running: it shares our core with other
  * ranks of the job, or with other work.  Polling then only delays it, so:
  *
- *  - poll for a couple of microseconds, and only when every rank of the
- *    host has a processor (a peer that is running answers within that);
+ *  - poll only when every rank of the host has a processor, for as long
+ *    as point-to-point waits do (UZURA_WAIT_SPIN_US): between the steps of
+ *    a collective a running peer does local work (sorting a split's
+ *    entries, reducing a block) for some microseconds, and a yield then
+ *    would hand the core to other work for a whole time slice;
  *  - then yield the processor between polls: cheap when nothing else wants
  *    it, and when something does, that may be the rank we wait for;
  *  - after a while (or after two yields when ranks outnumber processors,
@@ -14,9 +17,9 @@
  *    shm transport's doorbell futex.  Point-to-point records and the
  *    shared-memory collectives' releases ring it.
  *
- * The request layer's own wait (uz_progress_wait) polls for 50 µs first;
- * measured here with other work on the host, that often made each round
- * of a collective cost those 50 µs.
+ * With other work on the host, a 50 µs poll made some rounds cost those
+ * 50 µs; with a 2 µs poll, Comm_dup at np = 2 cost 110 µs instead of 2
+ * (a yield per round).  Oversubscribed, nothing polls.
  */
 #include <sched.h>
 #include <time.h>
@@ -32,7 +35,6 @@
 extern int uz_shm_active;       /* pt2pt/progress.c */
 
 enum {
-    SPIN_NS = 2000,
     YIELD_NS = 200000,              /* every rank has a processor */
     OVERSUBSCRIBED_YIELDS = 2,
     SLEEP_NS = 2000000,             /* a safety net: wakers ring the doorbell */
@@ -93,7 +95,7 @@ void uz_coll_wait(int (*done)(void *arg), void *arg, atomic_uint *sleepers)
             if (done(arg))
                 return;
             cpu_relax();
-        } while (now_ns() - start < SPIN_NS);
+        } while (now_ns() - start < uz_progress_spin_ns());
     }
     for (int yields = 0;; yields++) {
         if (uz_progress()) {

@@ -168,12 +168,17 @@ int uz_build_reduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_
 static int build_reduce_inter(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count,
                               uz_datatype *dt, uz_op *op, int root)
 {
+    /* In the root's group, ranks other than the root take no part: none
+     * of their arguments is significant, so the operation is not checked
+     * against a datatype they may leave as anything (mpi4py: MPI_BYTE). */
+    if (root == MPI_PROC_NULL)
+        return MPI_SUCCESS;
     int err = uz_reducer_init(&s->red, op, dt, 0);
     if (err)
         return err;
     if (sendbuf == MPI_IN_PLACE)
         return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
-    if (root == MPI_PROC_NULL || count == 0 || dt->size == 0)
+    if (count == 0 || dt->size == 0)
         return MPI_SUCCESS;
     if (root == MPI_ROOT) {
         uz_sched_recv(s, recvbuf, count, dt, 0);

@@ -103,8 +103,10 @@ int uz_mpi_Comm_set_name(uz_comm *comm, const char *comm_name)
 
 int uz_mpi_Comm_get_name(uz_comm *comm, char *comm_name, int *resultlen)
 {
-    size_t n = strlen(comm->name);
-    memcpy(comm_name, comm->name, n + 1);
+    /* comm is NULL for MPI_COMM_NULL, whose name is the constant's. */
+    const char *name = comm ? comm->name : "MPI_COMM_NULL";
+    size_t n = strlen(name);
+    memcpy(comm_name, name, n + 1);
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }

@@ -187,7 +187,7 @@ static int dup_attrs(uz_comm *comm, uz_comm *c)
 static int dup_with(uz_comm *comm, uz_info *info, MPI_Comm *newcomm)
 {
     uint32_t ids[2] = { 0, 0 };
-    uz_comm *c;
+    uz_comm *c = NULL;
     int err = agree_over(comm, 1, comm->is_inter ? 2 : 1, ids);
     if (err)
         return err;

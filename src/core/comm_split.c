@@ -181,7 +181,10 @@ static int choose_unguided_level(const int *entries, int n)
     return -1;
 }
 
-static int split_unguided(uz_comm *comm, int key, MPI_Comm *newcomm)
+/* The level chosen is also written into the caller's info under
+ * "mpi_hw_resource_type" (MPI-4.1 §7.4.2), so that the program can tell
+ * what it split by and split the result again. */
+static int split_unguided(uz_comm *comm, int key, uz_info *info, MPI_Comm *newcomm)
 {
     enum { NI = UZ_HW_LEVELS + 1 };
     int entry[NI];
@@ -196,8 +199,12 @@ static int split_unguided(uz_comm *comm, int key, MPI_Comm *newcomm)
     int color = level >= 0 ? entry[level] : MPI_UNDEFINED;
     if (level < 0)
         level = 0;      /* any column: every colour is MPI_UNDEFINED anyway */
-    return split_finish(comm, a, NI, level, color, ids, "mpi_hw_resource_type",
-                        uz_hw_level_name(level), newcomm);
+    err = split_finish(comm, a, NI, level, color, ids, "mpi_hw_resource_type",
+                       uz_hw_level_name(level), newcomm);
+    if (!err && info && *newcomm != MPI_COMM_NULL &&
+        uz_info_set(info, "mpi_hw_resource_type", uz_hw_level_name(level)))
+        err = uz_err_make(MPI_ERR_NO_MEM, "out of memory recording the split's level");
+    return err;
 }
 
 /* The level an info asks for: "mpi_shared_memory" is the host. */
@@ -211,21 +218,25 @@ static int level_from_info(const uz_info *info, const char *key)
 
 int uz_mpi_Comm_split_type(uz_comm *comm, int split_type, int key, uz_info *info, MPI_Comm *newcomm)
 {
-    if (comm->is_inter)
-        return uz_err_make(MPI_ERR_COMM, "MPI_Comm_split_type needs an intracommunicator");
+    /* On an intercommunicator each side splits by its own colours and a
+     * result pairs the two sides' groups of equal colour, as MPI_Comm_split
+     * does; only the unguided kind, which picks a level from one group's
+     * view, needs an intracommunicator. */
+    if (comm->is_inter && split_type == MPI_COMM_TYPE_HW_UNGUIDED)
+        return uz_err_make(MPI_ERR_COMM, "MPI_COMM_TYPE_HW_UNGUIDED needs an intracommunicator");
     switch (split_type) {
     case MPI_UNDEFINED:
         return uz_mpi_Comm_split(comm, MPI_UNDEFINED, key, newcomm);
     case MPI_COMM_TYPE_SHARED:
         return uz_mpi_Comm_split(comm, uz_rt.node_id, key, newcomm);
     case MPI_COMM_TYPE_HW_GUIDED:
-        return split_hw_level(comm, level_from_info(info, "mpi_hw_subdomain_type"), key,
-                              "mpi_hw_subdomain_type", newcomm);
+        return split_hw_level(comm, level_from_info(info, "mpi_hw_resource_type"), key,
+                              "mpi_hw_resource_type", newcomm);
     case MPI_COMM_TYPE_RESOURCE_GUIDED:
         return split_hw_level(comm, level_from_info(info, "mpi_hw_resource_type"), key,
                               "mpi_hw_resource_type", newcomm);
     case MPI_COMM_TYPE_HW_UNGUIDED:
-        return split_unguided(comm, key, newcomm);
+        return split_unguided(comm, key, info, newcomm);
     }
     return uz_err_make(MPI_ERR_ARG, "invalid split_type %d", split_type);
 }

@@ -8,7 +8,7 @@
 #include <mpi.h>
 
 /* Levels, coarsest first; their names are the values of the info keys
- * "mpi_hw_subdomain_type" / "mpi_hw_resource_type". */
+ * "mpi_hw_resource_type". */
 enum uz_hw_level {
     UZ_HW_MACHINE, UZ_HW_BOARD, UZ_HW_NUMANODE, UZ_HW_SOCKET, UZ_HW_L3CACHE,
     UZ_HW_L2CACHE, UZ_HW_L1CACHE, UZ_HW_CORE, UZ_HW_HWTHREAD,

@@ -284,6 +284,14 @@ static int user_remove(int value, int want_class)
         return uz_err_make(MPI_ERR_ARG, "%d is not a user-added error %s", value,
                            want_class ? "class" : "code");
     pthread_mutex_lock(&user_lock);
+    /* MPI-4.1 §9.5: a class or code may be removed only once its string
+     * has been removed (MPI_Remove_error_string), so that a program that
+     * still names it by string does not find a recycled value. */
+    if (e->string) {
+        pthread_mutex_unlock(&user_lock);
+        return uz_err_make(MPI_ERR_ARG, "error %s %d still has a string (remove it first)",
+                           want_class ? "class" : "code", value);
+    }
     if (want_class) {
         for (int i = 0; i < user_next - USER_FIRST; i++) {
             if (user_entries[i].in_use && !user_entries[i].is_class &&

@@ -303,7 +303,7 @@ static int range_incl_excl(uz_group *group, int n, int ranges[][3], int include,
 {
     if (n > 0 && !ranges)
         return uz_err_make(MPI_ERR_ARG, "invalid argument: ranges is NULL");
-    int *list, count;
+    int *list = NULL, count = 0;
     int err = expand_ranges(group, n, ranges, &list, &count);
     if (err)
         return err;

@@ -28,7 +28,7 @@ const struct uz_param uz_params[] = {
       "Messages up to this size are sent eagerly (copied through the transport); larger ones by rendezvous",
       NULL, FIELD(eager_limit), UZ_PARAM_TUNABLE },
     { "WAIT_SPIN_US", UZ_PARAM_INT, "-1",
-      "Microseconds a waiting rank polls before yielding the core (-1: 20 when every rank has a core, 0 when oversubscribed)",
+      "Microseconds a waiting rank polls before yielding the core (-1: 50 when every rank has a core, 0 when oversubscribed)",
       NULL, FIELD(wait_spin_us), UZ_PARAM_TUNABLE },
     { "WAIT_YIELD_US", UZ_PARAM_INT, "-1",
       "Microseconds a waiting rank yields before sleeping until a peer wakes it (-1: automatic)",

@@ -103,8 +103,10 @@ int uz_mpi_Type_set_name(uz_datatype *datatype, const char *type_name)
 
 int uz_mpi_Type_get_name(uz_datatype *datatype, char *type_name, int *resultlen)
 {
-    size_t n = strnlen(datatype->name, MPI_MAX_OBJECT_NAME - 1);
-    memcpy(type_name, datatype->name, n);
+    /* datatype is NULL for MPI_DATATYPE_NULL, whose name is the constant's. */
+    const char *name = datatype ? datatype->name : "MPI_DATATYPE_NULL";
+    size_t n = strnlen(name, MPI_MAX_OBJECT_NAME - 1);
+    memcpy(type_name, name, n);
     type_name[n] = '\0';
     *resultlen = (int)n;
     return MPI_SUCCESS;

@@ -17,6 +17,7 @@
 #include "pt2pt/bsend.h"
 #include "pt2pt/lock.h"
 #include "pt2pt/pt2pt.h"
+#include "pt2pt/status.h"
 
 struct block {
     size_t offset;
@@ -247,6 +248,52 @@ int uz_mpi_Comm_flush_buffer(uz_comm *comm)
     if (comm->bsend)
         drain(comm->bsend);
     return MPI_SUCCESS;
+}
+
+/* An MPI_Buffer_iflush / MPI_Comm_iflush_buffer request completes once the
+ * sends that were using the buffer have; it needs no state beyond the
+ * buffer, which the program may not detach while the flush is pending. */
+static int iflush_poll(uz_request *req)
+{
+    if (!pending_done(req->ops_state))
+        return 0;
+    uz_progress_unregister(req);
+    uz_request_complete(req);
+    return 1;
+}
+
+static const struct uz_request_ops iflush_ops = { .poll = iflush_poll };
+
+static int iflush(struct uz_bsend_buffer *b, MPI_Request *request)
+{
+    uz_lock();
+    uz_request *req = uz_request_new(UZ_REQ_OTHER);
+    if (!req) {
+        uz_unlock();
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory starting a buffer flush");
+    }
+    uz_status_set_empty(&req->status);
+    req->ops = &iflush_ops;
+    req->ops_state = b;
+    if (!b)
+        uz_request_complete(req);
+    else if (!iflush_poll(req))
+        uz_progress_register(req);
+    uz_unlock();
+    *request = uz_request_handle(req);
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Buffer_iflush(MPI_Request *request)
+{
+    /* The entry point leaves raising to us (no communicator in sight). */
+    int err = iflush(process_buffer, request);
+    return err ? uz_err_raise_comm("MPI_Buffer_iflush", NULL, err) : MPI_SUCCESS;
+}
+
+int uz_mpi_Comm_iflush_buffer(uz_comm *comm, MPI_Request *request)
+{
+    return iflush(comm->bsend, request);
 }
 
 /* ------------------------------------------------------- buffered sends */

@@ -44,6 +44,8 @@ static int retire(MPI_Request *handle, uz_request *r, MPI_Status *status)
             uz_status_set_empty(status);
         return MPI_SUCCESS;
     }
+    if (op->ops && op->ops->query)
+        op->status.MPI_ERROR = op->ops->query(op);
     int err = op->status.MPI_ERROR;
     uz_request_copy_status(op, status);
     if (r->kind == UZ_REQ_PERSISTENT) {
@@ -51,6 +53,11 @@ static int retire(MPI_Request *handle, uz_request *r, MPI_Status *status)
         r->active = 0;
         uz_request_release(op);
     } else {
+        if (r->ops && r->ops->retire) {
+            int rerr = r->ops->retire(r);
+            if (!err)
+                err = rerr;
+        }
         uz_request_release(r);
         *handle = MPI_REQUEST_NULL;
     }
@@ -63,10 +70,13 @@ static void peek_status(uz_request *r, MPI_Status *status)
     uz_request *op = running(r);
     if (status == MPI_STATUS_IGNORE)
         return;
-    if (!op)
+    if (!op) {
         uz_status_set_empty(status);
-    else
-        *status = op->status;
+        return;
+    }
+    if (op->ops && op->ops->query)
+        op->status.MPI_ERROR = op->ops->query(op);
+    *status = op->status;
 }
 
 /* Resolve an array of handles; NULL entries are null handles.  Returns -1

@@ -37,6 +37,11 @@ void uz_progress_configure(int oversubscribed)
     yield_ns = 1000L * yield_us;
 }
 
+long uz_progress_spin_ns(void)
+{
+    return spin_ns;
+}
+
 /* --------------------------------------------------------- pollable requests */
 
 static uz_request **pollables;

@@ -79,6 +79,8 @@ int uz_progress(void);
 /* Wait until done(arg) is true, progressing and, when nothing happens for
  * a while, yielding the core and then sleeping until a peer wakes us. */
 void uz_progress_wait(int (*done)(void *arg), void *arg);
+/* How long a waiting rank polls before yielding (UZURA_WAIT_SPIN_US). */
+long uz_progress_spin_ns(void);
 
 /* Wait for one request to complete (does not free it). */
 void uz_request_wait(uz_request *req);

@@ -61,6 +61,13 @@ struct uz_request_ops {
     void (*destroy)(struct MPI_ABI_Request *req);
     /* Persistent: start another round (MPI_Start). */
     int (*start)(struct MPI_ABI_Request *req);
+    /* Fill req->status just before a complete request's status is handed
+     * to the user (generalized requests ask the program); returns the
+     * operation's error code. */
+    int (*query)(struct MPI_ABI_Request *req);
+    /* The user's handle is retired by MPI_Wait/Test and friends; returns
+     * an error code to report there (generalized requests' free_fn). */
+    int (*retire)(struct MPI_ABI_Request *req);
 };
 
 typedef struct MPI_ABI_Request {

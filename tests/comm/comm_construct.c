@@ -204,24 +204,24 @@ static void test_split_type(void)
 
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "mpi_hw_subdomain_type", "mpi_shared_memory");
+    MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory");
     CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, me, info, &c));
     expect_comm(c, all, n, "hw_guided mpi_shared_memory");
     MPI_Comm_free(&c);
 
-    MPI_Info_set(info, "mpi_hw_subdomain_type", "machine");
+    MPI_Info_set(info, "mpi_hw_resource_type", "machine");
     CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, me, info, &c));
     expect_comm(c, all, n, "hw_guided machine");
     MPI_Info used;
     char value[MPI_MAX_INFO_VAL];
     int flag = 0;
     CHECK_MPI(MPI_Comm_get_info(c, &used));
-    MPI_Info_get_string(used, "mpi_hw_subdomain_type", &(int){ sizeof(value) }, value, &flag);
+    MPI_Info_get_string(used, "mpi_hw_resource_type", &(int){ sizeof(value) }, value, &flag);
     CHECK(flag && strcmp(value, "machine") == 0, "hw_guided: info of the result lacks the type");
     MPI_Info_free(&used);
     MPI_Comm_free(&c);
 
-    MPI_Info_set(info, "mpi_hw_subdomain_type", "no-such-resource");
+    MPI_Info_set(info, "mpi_hw_resource_type", "no-such-resource");
     CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, me, info, &c));
     CHECK(c == MPI_COMM_NULL, "hw_guided with an unknown type gave a communicator");
 
@@ -233,7 +233,7 @@ static void test_split_type(void)
     CPU_ZERO(&one);
     CPU_SET(me % ncpu, &one);
     if (sched_setaffinity(0, sizeof(one), &one) == 0) {
-        MPI_Info_set(info, "mpi_hw_subdomain_type", "hwthread");
+        MPI_Info_set(info, "mpi_hw_resource_type", "hwthread");
         CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, me, info, &c));
         int want[64], k = 0;
         for (int r = 0; r < n; r++)
@@ -243,14 +243,21 @@ static void test_split_type(void)
         MPI_Comm_free(&c);
 
         /* Unguided: a strict subset of the world, or nothing. */
-        CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, me, MPI_INFO_NULL,
-                                      &c));
+        MPI_Info chosen;
+        MPI_Info_create(&chosen);
+        CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, me, chosen, &c));
         if (c != MPI_COMM_NULL) {
             int s;
             MPI_Comm_size(c, &s);
             CHECK(s < n, "hw_unguided gave a communicator as large as the parent");
+            /* The level chosen comes back in the info argument. */
+            flag = 0;
+            MPI_Info_get_string(chosen, "mpi_hw_resource_type", &(int){ sizeof(value) }, value,
+                                &flag);
+            CHECK(flag, "hw_unguided did not record its level in the info argument");
             MPI_Comm_free(&c);
         }
+        MPI_Info_free(&chosen);
         sched_setaffinity(0, sizeof(old), &old);
     }
     MPI_Info_free(&info);

@@ -243,6 +243,24 @@ static void test_create_and_traffic(MPI_Comm local)
     MPI_Group_free(&half);
     MPI_Group_free(&lg);
 
+    /* MPI_Comm_split_type on the intercommunicator: every rank is on this
+     * host, so MPI_COMM_TYPE_SHARED keeps both whole groups; MPI_UNDEFINED
+     * gives MPI_COMM_NULL. */
+    MPI_Comm sh;
+    CHECK_MPI(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &sh));
+    CHECK(sh != MPI_COMM_NULL, "split_type shared of an intercomm gave MPI_COMM_NULL");
+    if (sh != MPI_COMM_NULL) {
+        int s1, s2, inter;
+        MPI_Comm_size(sh, &s1);
+        MPI_Comm_remote_size(sh, &s2);
+        MPI_Comm_test_inter(sh, &inter);
+        CHECK(inter && s1 == lsize && s2 == rsize, "split_type shared of an intercomm: %d/%d", s1,
+              s2);
+        MPI_Comm_free(&sh);
+    }
+    CHECK_MPI(MPI_Comm_split_type(ic, MPI_UNDEFINED, rank, MPI_INFO_NULL, &sh));
+    CHECK(sh == MPI_COMM_NULL, "split_type MPI_UNDEFINED of an intercomm gave a communicator");
+
     MPI_Comm_free(&e);
     MPI_Comm_free(&d);
     MPI_Comm_free(&ic);

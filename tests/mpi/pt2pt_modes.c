@@ -116,15 +116,40 @@ int main(int argc, char **argv)
         MPI_Status st;
         uzt_fill(sbuf, sizes[s], rank, seq);
         CHECK_MPI(MPI_Isend(sbuf, (int)sizes[s], MPI_BYTE, to, 77, MPI_COMM_WORLD, &sreq));
-        /* Give the message time to arrive before the receive is posted. */
+        /* Give the message time to arrive before the receive is posted
+         * (generous: over a lossy transport on a loaded machine a message
+         * may need several backed-off retransmissions). */
         double t0 = MPI_Wtime();
         int flag = 0;
-        while (!flag && MPI_Wtime() - t0 < 5)
+        while (!flag && MPI_Wtime() - t0 < 60)
             MPI_Iprobe(from, 77, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
         CHECK(flag, "message of %zu bytes never showed up to MPI_Iprobe", sizes[s]);
         CHECK_MPI(MPI_Recv(rbuf, (int)sizes[s], MPI_BYTE, from, 77, MPI_COMM_WORLD, &st));
         CHECK_MPI(MPI_Wait(&sreq, MPI_STATUS_IGNORE));
         check_received(rbuf, sizes[s], &st, from, 77, seq, "unexpected");
+        seq++;
+    }
+
+    /* MPI_Buffer_iflush: a request that completes once the buffered sends
+     * have left the buffer (here, once they are received). */
+    {
+        int to = (rank + 1) % size, from = (rank - 1 + size) % size;
+        MPI_Request flush;
+        uzt_fill(sbuf, 1000, rank, seq);
+        CHECK_MPI(MPI_Bsend(sbuf, 1000, MPI_BYTE, to, 78, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Buffer_iflush(&flush));
+        CHECK(flush != MPI_REQUEST_NULL, "MPI_Buffer_iflush gave no request");
+        CHECK_MPI(MPI_Recv(rbuf, 1000, MPI_BYTE, from, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Wait(&flush, MPI_STATUS_IGNORE));
+        CHECK(flush == MPI_REQUEST_NULL, "MPI_Wait did not free the flush request");
+        /* A communicator without a buffer of its own flushes at once. */
+        MPI_Comm dup;
+        int done = 0;
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        CHECK_MPI(MPI_Comm_iflush_buffer(dup, &flush));
+        CHECK_MPI(MPI_Test(&flush, &done, MPI_STATUS_IGNORE));
+        CHECK(done, "MPI_Comm_iflush_buffer with no buffer is not complete");
+        MPI_Comm_free(&dup);
         seq++;
     }
 

@@ -65,6 +65,13 @@ int main(int argc, char **argv)
     int count = -1;
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK(count == 0 && st.MPI_SOURCE == MPI_PROC_NULL, "Mrecv of MPI_MESSAGE_NO_PROC");
+    CHECK(msg == MPI_MESSAGE_NULL, "Mrecv did not consume MPI_MESSAGE_NO_PROC");
+    MPI_Request req;
+    CHECK_MPI(MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &msg, &st));
+    CHECK_MPI(MPI_Imrecv(buf, 10, MPI_BYTE, &msg, &req));
+    CHECK(msg == MPI_MESSAGE_NULL, "Imrecv did not consume MPI_MESSAGE_NO_PROC");
+    CHECK_MPI(MPI_Wait(&req, &st));
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "Imrecv of MPI_MESSAGE_NO_PROC");
     int flag = 0;
     CHECK_MPI(MPI_Iprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &flag, &st));
     CHECK(flag && st.MPI_SOURCE == MPI_PROC_NULL, "Iprobe(MPI_PROC_NULL)");

@@ -93,6 +93,33 @@ int main(int argc, char **argv)
           "info handle integer %d", as_int);
     MPI_Info_free(&mine);
 
+    /* Memory from MPI_Alloc_mem, MPI_Free_mem (zero bytes too). */
+    for (MPI_Aint bytes = 0; bytes <= 4096; bytes += 4096) {
+        char *mem = NULL;
+        CHECK_MPI(MPI_Alloc_mem(bytes, MPI_INFO_NULL, &mem));
+        CHECK(mem != NULL, "MPI_Alloc_mem(%ld) gave NULL", (long)bytes);
+        if (mem && bytes)
+            memset(mem, 1, (size_t)bytes);
+        CHECK_MPI(MPI_Free_mem(mem));
+    }
+    CHECK_MPI(MPI_Pcontrol(1));
+    MPI_Info hw;
+    CHECK_MPI(MPI_Get_hw_resource_info(&hw));
+    CHECK(hw != MPI_INFO_NULL, "MPI_Get_hw_resource_info gave MPI_INFO_NULL");
+    MPI_Info_free(&hw);
+
+    /* The null handles have names; a status holds any source and tag. */
+    char oname[MPI_MAX_OBJECT_NAME];
+    int nlen;
+    CHECK_MPI(MPI_Comm_get_name(MPI_COMM_NULL, oname, &nlen));
+    CHECK(strcmp(oname, "MPI_COMM_NULL") == 0 && nlen == 13, "name of MPI_COMM_NULL \"%s\"", oname);
+    CHECK_MPI(MPI_Type_get_name(MPI_DATATYPE_NULL, oname, &nlen));
+    CHECK(strcmp(oname, "MPI_DATATYPE_NULL") == 0, "name of MPI_DATATYPE_NULL \"%s\"", oname);
+    MPI_Status st;
+    CHECK_MPI(MPI_Status_set_tag(&st, MPI_ANY_TAG));
+    CHECK_MPI(MPI_Status_set_source(&st, MPI_ANY_SOURCE));
+    CHECK(st.MPI_TAG == MPI_ANY_TAG && st.MPI_SOURCE == MPI_ANY_SOURCE, "status wildcards");
+
     int code = uzt_finish("runtime_basics");
     MPI_Finalized(&flag);
     if (flag != 1) {

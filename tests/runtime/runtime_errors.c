@@ -83,6 +83,19 @@ int main(int argc, char **argv)
     CHECK(strcmp(text, "my own error") == 0, "user string \"%s\"", text);
     rc = MPI_Add_error_code(12345678, &mycode);
     CHECK(uzt_class(rc) == MPI_ERR_ARG, "adding a code to no class: class %d", uzt_class(rc));
+    /* Removal goes in the reverse order (MPI-4.1 §9.5): a code or class
+     * that still has a string, or a class that still has codes, stays. */
+    rc = MPI_Remove_error_code(mycode);
+    CHECK(uzt_class(rc) == MPI_ERR_ARG, "removing a code with a string: class %d", uzt_class(rc));
+    rc = MPI_Remove_error_class(myclass);
+    CHECK(uzt_class(rc) == MPI_ERR_ARG, "removing a class with codes: class %d", uzt_class(rc));
+    CHECK_MPI(MPI_Remove_error_string(mycode));
+    CHECK_MPI(MPI_Remove_error_code(mycode));
+    CHECK_MPI(MPI_Add_error_string(myclass, "my own class"));
+    rc = MPI_Remove_error_class(myclass);
+    CHECK(uzt_class(rc) == MPI_ERR_ARG, "removing a class with a string: class %d", uzt_class(rc));
+    CHECK_MPI(MPI_Remove_error_string(myclass));
+    CHECK_MPI(MPI_Remove_error_class(myclass));
     (void)lastused;
     (void)attrflag;
 

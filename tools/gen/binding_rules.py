@@ -33,6 +33,16 @@ def any_source_allowed(proc, param) -> bool:
             (RECV_LIKE.match(proc.name) or SENDRECV_LIKE.match(proc.name)) is not None)
 
 
+# A status is plain storage: MPI_Status_set_source/tag record whatever value
+# the caller has (MPI_ANY_TAG, MPI_PROC_NULL, ... are what mpi4py's empty
+# status holds), so their value arguments are not checked.
+STATUS_SETTER = re.compile(r"^MPI_Status_set_\w+$")
+
+
+def value_checked(proc, param) -> bool:
+    return STATUS_SETTER.match(proc.name) is None
+
+
 def any_tag_allowed(proc, param) -> bool:
     if RECV_LIKE.match(proc.name) and param.name == "tag":
         return True
@@ -62,7 +72,11 @@ def errhandler_null_allowed(proc, param) -> bool:
 # Handle arguments that may be the null handle, which reaches the
 # implementation as a NULL object, and the null handle's name.
 NULL_HANDLE_NAMES = {"INFO": "MPI_INFO_NULL", "ERRHANDLER": "MPI_ERRHANDLER_NULL",
-                     "COMMUNICATOR": "MPI_COMM_NULL"}
+                     "COMMUNICATOR": "MPI_COMM_NULL", "DATATYPE": "MPI_DATATYPE_NULL"}
+
+# Name queries answer for the null handle too (its name is the constant's,
+# as MPICH and Open MPI do and mpi4py's tests expect).
+NAME_OF_NULL = {("MPI_Comm_get_name", "comm"), ("MPI_Type_get_name", "datatype")}
 
 
 def handle_null_allowed(proc, param) -> bool:
@@ -70,6 +84,8 @@ def handle_null_allowed(proc, param) -> bool:
         return info_null_allowed(proc, param)
     if param.kind == "ERRHANDLER":
         return errhandler_null_allowed(proc, param)
+    if (proc.name, param.name) in NAME_OF_NULL:
+        return True
     # The peer communicator of MPI_Intercomm_create matters only at the
     # local leader (MPI-4.1 §7.6.2).
     return (proc.name, param.name) == ("MPI_Intercomm_create", "peer_comm")

@@ -203,7 +203,7 @@ def gen_checks(proc, body, raise_fn, errobj):
             body.check(f"uz_check_pointer({p.name}, \"{p.name}\")")
             body.lines.append(f"    {p.name}_eobj = {getter}(*{p.name});\n")
     for p in params:
-        if p.is_varargs or converts(proc, p):
+        if p.is_varargs or converts(proc, p) or not rules.value_checked(proc, p):
             continue
         guard = rules.significance_guard(proc, p)
         if p.direction == "in" and p.is_scalar and p.pointer_level == 0:

@@ -20,6 +20,12 @@ ERRATA = {
 }
 
 
+# Array parameters that may be given a special constant instead of an array
+# (MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY are small non-null pointers): declared
+# as pointers, because GCC warns when a "[]" parameter receives one.
+POINTER_NOT_ARRAY = {"sourceweights", "destweights", "weights"}
+
+
 @dataclass
 class Param:
     name: str
@@ -74,6 +80,8 @@ def _param(proc_name, p) -> Param:
     stars = head.count("*")
     base = " ".join(head.replace("*", " ").split())
     decl = f"{base} {'*' * stars}{name}{arrays}"
+    if name in POINTER_NOT_ARRAY and arrays == "[]":
+        decl = f"{base} {'*' * (stars + 1)}{name}"
     ctype = f"{base} {'*' * stars}".strip() if not arrays else f"{base} {'*' * (stars + 1)}"
     return Param(name, kind, ps["param_direction"], decl, ctype, stars, bool(arrays),
                  root_only=bool(ps.get("root_only")))

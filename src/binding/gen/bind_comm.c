@@ -478,7 +478,7 @@ UZ_EXPORT int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
-    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+    if ((uz_rc = comm == MPI_COMM_NULL ? MPI_SUCCESS : uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     if ((uz_rc = uz_check_pointer(comm_name, "comm_name")))
         goto fail;
@@ -583,7 +583,22 @@ UZ_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *ne
 
 UZ_EXPORT int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Comm_iflush_buffer", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_iflush_buffer"));
+    static const char uz_fn[] = "MPI_Comm_iflush_buffer";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_iflush_buffer(comm_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) __attribute__((weak, alias("PMPI_Comm_iflush_buffer")));
 

@@ -156,7 +156,18 @@ UZ_EXPORT int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype
 
 UZ_EXPORT int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
 {
-    return uz_err_raise_comm("MPI_Get_hw_resource_info", NULL, uz_err_unsupported("MPI_Get_hw_resource_info"));
+    static const char uz_fn[] = "MPI_Get_hw_resource_info";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(hw_info, "hw_info")))
+        goto fail;
+    uz_rc = uz_mpi_Get_hw_resource_info(hw_info);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Get_hw_resource_info(MPI_Info *hw_info) __attribute__((weak, alias("PMPI_Get_hw_resource_info")));
 
@@ -1204,7 +1215,7 @@ UZ_EXPORT int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *re
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+    if ((uz_rc = datatype == MPI_DATATYPE_NULL ? MPI_SUCCESS : uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
         goto fail;
     if ((uz_rc = uz_check_pointer(type_name, "type_name")))
         goto fail;

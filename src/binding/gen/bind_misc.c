@@ -18,7 +18,20 @@ UZ_EXPORT MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) __attribute__((
 
 UZ_EXPORT int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    return uz_err_raise_comm("MPI_Alloc_mem", NULL, uz_err_unsupported("MPI_Alloc_mem"));
+    static const char uz_fn[] = "MPI_Alloc_mem";
+    int uz_rc;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    uz_rc = uz_mpi_Alloc_mem(size, info_obj, baseptr);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) __attribute__((weak, alias("PMPI_Alloc_mem")));
 
@@ -89,7 +102,15 @@ UZ_EXPORT int MPI_Close_port(const char *port_name) __attribute__((weak, alias("
 
 UZ_EXPORT int PMPI_Free_mem(void *base)
 {
-    return uz_err_raise_comm("MPI_Free_mem", NULL, uz_err_unsupported("MPI_Free_mem"));
+    static const char uz_fn[] = "MPI_Free_mem";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Free_mem(base);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Free_mem(void *base) __attribute__((weak, alias("PMPI_Free_mem")));
 
@@ -165,7 +186,15 @@ UZ_EXPORT int MPI_Open_port(MPI_Info info, char *port_name) __attribute__((weak,
 
 UZ_EXPORT int PMPI_Pcontrol(const int level, ...)
 {
-    return uz_err_raise_comm("MPI_Pcontrol", NULL, uz_err_unsupported("MPI_Pcontrol"));
+    static const char uz_fn[] = "MPI_Pcontrol";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Pcontrol(level);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Pcontrol(const int level, ...) __attribute__((weak, alias("PMPI_Pcontrol")));
 

@@ -215,7 +215,16 @@ UZ_EXPORT int MPI_Buffer_flush(void) __attribute__((weak, alias("PMPI_Buffer_flu
 
 UZ_EXPORT int PMPI_Buffer_iflush(MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Buffer_iflush", NULL, uz_err_unsupported("MPI_Buffer_iflush"));
+    static const char uz_fn[] = "MPI_Buffer_iflush";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Buffer_iflush(request);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Buffer_iflush(MPI_Request *request) __attribute__((weak, alias("PMPI_Buffer_iflush")));
 
@@ -232,13 +241,29 @@ UZ_EXPORT int MPI_Cancel(MPI_Request *request) __attribute__((weak, alias("PMPI_
 
 UZ_EXPORT int PMPI_Grequest_complete(MPI_Request request)
 {
-    return uz_err_raise_comm("MPI_Grequest_complete", NULL, uz_err_unsupported("MPI_Grequest_complete"));
+    static const char uz_fn[] = "MPI_Grequest_complete";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Grequest_complete(request);
+    return uz_rc;
 }
 UZ_EXPORT int MPI_Grequest_complete(MPI_Request request) __attribute__((weak, alias("PMPI_Grequest_complete")));
 
 UZ_EXPORT int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Grequest_start", NULL, uz_err_unsupported("MPI_Grequest_start"));
+    static const char uz_fn[] = "MPI_Grequest_start";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request) __attribute__((weak, alias("PMPI_Grequest_start")));
 
@@ -1978,13 +2003,10 @@ UZ_EXPORT int PMPI_Status_set_tag(MPI_Status *status, int tag)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
-        goto fail;
     uz_rc = uz_mpi_Status_set_tag(status, tag);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
-fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Status_set_tag(MPI_Status *status, int tag) __attribute__((weak, alias("PMPI_Status_set_tag")));

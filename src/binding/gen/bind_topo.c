@@ -184,7 +184,7 @@ UZ_EXPORT int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 }
 UZ_EXPORT int MPI_Dims_create(int nnodes, int ndims, int dims[]) __attribute__((weak, alias("PMPI_Dims_create")));
 
-UZ_EXPORT int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+UZ_EXPORT int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int *weights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char uz_fn[] = "MPI_Dist_graph_create";
     int uz_rc;
@@ -209,9 +209,9 @@ UZ_EXPORT int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources
 fail:
     return uz_err_raise_comm(uz_fn, comm_old_obj, uz_rc);
 }
-UZ_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) __attribute__((weak, alias("PMPI_Dist_graph_create")));
+UZ_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int *weights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) __attribute__((weak, alias("PMPI_Dist_graph_create")));
 
-UZ_EXPORT int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+UZ_EXPORT int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int *sourceweights, int outdegree, const int destinations[], const int *destweights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char uz_fn[] = "MPI_Dist_graph_create_adjacent";
     int uz_rc;
@@ -234,9 +234,9 @@ UZ_EXPORT int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, c
 fail:
     return uz_err_raise_comm(uz_fn, comm_old_obj, uz_rc);
 }
-UZ_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) __attribute__((weak, alias("PMPI_Dist_graph_create_adjacent")));
+UZ_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int *sourceweights, int outdegree, const int destinations[], const int *destweights, MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) __attribute__((weak, alias("PMPI_Dist_graph_create_adjacent")));
 
-UZ_EXPORT int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
+UZ_EXPORT int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree, int destinations[], int *destweights)
 {
     static const char uz_fn[] = "MPI_Dist_graph_neighbors";
     int uz_rc;
@@ -257,7 +257,7 @@ UZ_EXPORT int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sour
 fail:
     return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
-UZ_EXPORT int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) __attribute__((weak, alias("PMPI_Dist_graph_neighbors")));
+UZ_EXPORT int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree, int destinations[], int *destweights) __attribute__((weak, alias("PMPI_Dist_graph_neighbors")));
 
 UZ_EXPORT int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
