@@ -24,9 +24,12 @@ const struct uz_param uz_params[] = {
 
 
     /* Request layer */
-    { "EAGER_LIMIT", UZ_PARAM_SIZE, "64k",
-      "Messages up to this size are sent eagerly (copied through the transport); larger ones by rendezvous",
+    { "EAGER_LIMIT", UZ_PARAM_SIZE, "16k",
+      "Messages up to this size go eagerly to ranks on this host (copied through the ring); larger ones by rendezvous (one copy)",
       NULL, FIELD(eager_limit), UZ_PARAM_TUNABLE },
+    { "NET_EAGER_LIMIT", UZ_PARAM_SIZE, "64k",
+      "Messages up to this size go eagerly to ranks on other hosts; larger ones by rendezvous",
+      NULL, FIELD(net_eager_limit), UZ_PARAM_TUNABLE },
     { "WAIT_SPIN_US", UZ_PARAM_INT, "-1",
       "Microseconds a waiting rank polls before yielding the core (-1: 50 when every rank has a core, 0 when oversubscribed)",
       NULL, FIELD(wait_spin_us), UZ_PARAM_TUNABLE },

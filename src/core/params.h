@@ -42,6 +42,7 @@ struct uz_config {
     int verbose;
     /* request layer */
     size_t eager_limit;
+    size_t net_eager_limit;
     int wait_spin_us;
     int wait_yield_us;
     /* network transports */

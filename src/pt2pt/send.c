@@ -480,7 +480,10 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
         uz_request_release(r);
         return err;
     }
-    int eager = p->path == UZ_PATH_SELF || bytes <= uz_config.eager_limit;
+    /* Between hosts a rendezvous costs a network round trip, so the
+     * network keeps its own, larger limit. */
+    size_t limit = p->path == UZ_PATH_NET ? uz_config.net_eager_limit : uz_config.eager_limit;
+    int eager = p->path == UZ_PATH_SELF || bytes <= limit;
     if (mode == UZ_SEND_SYNC || !eager)
         r->cookie = uz_cookie_issue(r);
     r->phase = eager ? UZ_SEND_EAGER : UZ_SEND_RTS;

@@ -2,7 +2,8 @@
  * pt2pt_copy_reduction.c — YAMPII §2.3.3: an eager message arriving in
  * pieces finds no receive, so its first pieces are buffered; the receive is
  * posted while the rest are still coming, and those land directly in the
- * user's buffer.  Run with a small ring (UZURA_SHM_RING_SIZE=4096) so that
+ * user's buffer.  Run with a small ring (UZURA_SHM_RING_SIZE=4096) and an eager limit above
+ * the message (UZURA_EAGER_LIMIT=64k) so that
  * the sender must wait for room between pieces.  The data is checked
  * byte for byte; the script around this test checks (UZURA_VERBOSE=2) that
  * the receiver counted copy-reduced messages.

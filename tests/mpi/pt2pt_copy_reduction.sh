@@ -4,7 +4,7 @@
 # messages by copy reduction rather than only through the buffer.
 set -euo pipefail
 mpiexec=$1 prog=$2
-out=$(UZURA_SHM_RING_SIZE=4096 UZURA_VERBOSE=2 "$mpiexec" -n 2 "$prog" 2>&1)
+out=$(UZURA_SHM_RING_SIZE=4096 UZURA_EAGER_LIMIT=64k UZURA_VERBOSE=2 "$mpiexec" -n 2 "$prog" 2>&1)
 echo "$out"
 grep -q "pt2pt_copy_reduction: passed" <<<"$out"
 n=$(sed -n 's/^Uzura rank 0: .*copy-reduced \([0-9]*\).*/\1/p' <<<"$out")

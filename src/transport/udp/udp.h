@@ -48,6 +48,7 @@ struct udp_dest {
 struct udp_peer {
     int world;
     int dead;                   /* declared dead: everything to it fails */
+    int gone;                   /* its host said its port is closed; dead at the next safe point */
     struct udp_dest dest;
     size_t dgram;               /* header + segment bytes of one full datagram */
     size_t seg;                 /* record bytes one datagram carries */
@@ -145,6 +146,7 @@ struct udp_state {
     size_t lo_mtu, if_mtu;              /* MTU of the paths to same-host and other-host peers */
     unsigned char *rxbuf;               /* UDP_BATCH receive buffers */
     int rx_more;                        /* the last receive filled its batch: more may wait */
+    int gone_pending;                   /* some peer is marked gone, not yet declared dead */
     size_t rxbuf_each;
     long next_timer_ns;                 /* earliest deadline of any peer */
     int congested;                      /* receive queue above the high watermark */
@@ -191,6 +193,7 @@ void udp_timer_arm(long deadline_ns);
 int udp_timer_run(long now);
 int udp_timer_poll_ms(long now);
 void udp_peer_declare_dead(struct udp_peer *p, const char *why);
+void udp_reap_gone(void);
 
 /* udp_link.c / udp_raw.c — datagram I/O */
 int udp_link_open(char *card, size_t cardlen, const struct uz_net_setup *setup);

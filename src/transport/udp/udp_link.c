@@ -319,8 +319,8 @@ static struct udp_peer *peer_at(const struct sockaddr_in *to)
  * Read the ICMP errors the kernel queued for our datagrams.  "Port
  * unreachable" from a peer's address means no socket is bound to its port
  * any more: the process has exited (its port was bound before its card was
- * published), so it is declared dead at once instead of after
- * UZURA_UDP_PEER_TIMEOUT.  Silence, not an ICMP error, is what a peer
+ * published), so it is declared dead (by udp_reap_gone, at the end of the
+ * progress call) instead of after UZURA_UDP_PEER_TIMEOUT.  Silence, not an ICMP error, is what a peer
  * that is merely busy computing produces, so this cannot misjudge it.
  */
 void udp_link_errors(void)
@@ -342,9 +342,13 @@ void udp_link_errors(void)
             if (ee->ee_origin != SO_EE_ORIGIN_ICMP || ee->ee_type != 3 /* unreachable */ ||
                 ee->ee_code != 3 /* port */ || mh.msg_namelen < sizeof(to))
                 continue;
+            /* Only marked here: we may be inside a send that is walking
+             * this peer's window, which declaring it dead frees. */
             struct udp_peer *p = peer_at(&to);
-            if (p && !p->dead)
-                udp_peer_declare_dead(p, "is gone: its port is closed (ICMP port unreachable)");
+            if (p && !p->dead) {
+                p->gone = 1;
+                udp.gone_pending = 1;
+            }
         }
     }
 }

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,10 @@
 struct udp_state udp = { .fd = -1 };
 
 static pthread_t linger_thread;
-static volatile int linger_running, linger_stop;
+/* linger_running is only touched by the main thread; linger_stop is read by
+ * the linger thread while the main thread sets it. */
+static int linger_running;
+static atomic_int linger_stop;
 
 /* ------------------------------------------------------------------ peers */
 
@@ -150,6 +154,7 @@ static int udp_progress(uz_recv_handler handler)
     if (udp.txq)
         udp_window_push_all();
     udp_faults_tick(now);
+    udp_reap_gone();
     return work;
 }
 
@@ -194,7 +199,7 @@ static int udp_peer_error(int world)
 static void *linger_main(void *arg)
 {
     (void)arg;
-    while (!linger_stop) {
+    while (!atomic_load_explicit(&linger_stop, memory_order_acquire)) {
         struct pollfd pfd = { .fd = udp.fd, .events = POLLIN | (udp.txq ? POLLOUT : 0) };
         int ms = udp_timer_poll_ms(udp_now());
         if (ms < 0 || ms > 10)
@@ -205,6 +210,7 @@ static void *linger_main(void *arg)
         udp_timer_run(udp_now());
         if (udp.txq)
             udp_window_push_all();
+        udp_reap_gone();
     }
     return NULL;
 }
@@ -213,7 +219,7 @@ static void udp_linger(void)
 {
     flush_acks();
     udp.handler = NULL;         /* records that still arrive are acknowledged and dropped */
-    linger_stop = 0;
+    atomic_store_explicit(&linger_stop, 0, memory_order_relaxed);
     if (pthread_create(&linger_thread, NULL, linger_main, NULL) == 0)
         linger_running = 1;
 }
@@ -238,7 +244,7 @@ static void print_stats(void)
 static void udp_close(void)
 {
     if (linger_running) {
-        linger_stop = 1;
+        atomic_store_explicit(&linger_stop, 1, memory_order_release);
         pthread_join(linger_thread, NULL);
         linger_running = 0;
     }

@@ -68,3 +68,17 @@ void udp_peer_declare_dead(struct udp_peer *p, const char *why)
     if (udp.handler)            /* not while lingering in MPI_Finalize */
         uz_pt2pt_peer_failed(p->world, err);
 }
+
+/* Declare dead the peers udp_link_errors() found gone.  Called where no
+ * window is being walked: the end of a progress call, a peer's timer. */
+void udp_reap_gone(void)
+{
+    if (!udp.gone_pending)
+        return;
+    udp.gone_pending = 0;
+    for (int i = 0; i < udp.nlive; i++) {
+        struct udp_peer *p = udp.live[i];
+        if (p->gone && !p->dead)
+            udp_peer_declare_dead(p, "is gone: its port is closed (ICMP port unreachable)");
+    }
+}

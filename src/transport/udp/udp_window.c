@@ -419,6 +419,7 @@ void udp_window_on_timer(struct udp_peer *p, long now)
             return;
         }
         udp_link_errors();              /* gone without a word? */
+        udp_reap_gone();
         if (p->dead)
             return;
         /* Is it still there?  A live receiver answers a probe by
@@ -441,6 +442,7 @@ void udp_window_on_timer(struct udp_peer *p, long now)
      * process is gone (an ICMP error whose report sendmmsg may have
      * swallowed). */
     udp_link_errors();
+    udp_reap_gone();
     if (p->dead)
         return;
     udp.stats.timeouts++;
