@@ -215,6 +215,18 @@ static void txq_add(struct udp_peer *p)
     udp.txq = p;
 }
 
+/* Segment s sealed (current ACK, flow control, MAC) and stamped as sent
+ * now: the datagram to hand to the socket. */
+static struct iovec seal_for_sending(struct udp_peer *p, uint32_t s, long now)
+{
+    unsigned char *slot = slot_of(p, s);
+    struct udp_wire *w = (struct udp_wire *)slot;
+    size_t len = p->slot_len[s & (p->nslots - 1)];
+    udp_seal(p, w, slot + sizeof(*w), len - sizeof(*w));
+    p->stime[s & (p->nslots - 1)] = now;
+    return (struct iovec){ slot, len };
+}
+
 /*
  * Segments [p->next, end) as offloaded runs (UDP_SEGMENT): up to
  * UDP_GSO_SEGS full segments (the last may be short) leave in one system
@@ -232,13 +244,9 @@ static int push_runs(struct udp_peer *p, uint32_t end, long now)
         int n = 0;
         size_t bytes = 0;
         for (uint32_t s = p->next; n < most && udp_seq_before(s, end); s++) {
-            unsigned char *slot = slot_of(p, s);
-            struct udp_wire *w = (struct udp_wire *)slot;
-            size_t len = p->slot_len[s & (p->nslots - 1)];
-            udp_seal(p, w, slot + sizeof(*w), len - sizeof(*w));
-            p->stime[s & (p->nslots - 1)] = now;
-            iov[n++] = (struct iovec){ slot, len };
-            bytes += len - sizeof(*w);
+            iov[n] = seal_for_sending(p, s, now);
+            size_t len = iov[n++].iov_len;
+            bytes += len - sizeof(struct udp_wire);
             if (len != p->dgram)
                 break;                  /* only the last of a run may be short */
         }
@@ -276,12 +284,7 @@ void udp_window_push(struct udp_peer *p)
         struct udp_out out[UDP_BATCH];
         int n = 0;
         for (uint32_t s = p->next; n < UDP_BATCH && udp_seq_before(s, end); s++, n++) {
-            unsigned char *slot = slot_of(p, s);
-            struct udp_wire *w = (struct udp_wire *)slot;
-            size_t len = p->slot_len[s & (p->nslots - 1)];
-            udp_seal(p, w, slot + sizeof(*w), len - sizeof(*w));
-            p->stime[s & (p->nslots - 1)] = now;
-            out[n] = (struct udp_out){ &p->dest, { { slot, len } }, 1 };
+            out[n] = (struct udp_out){ &p->dest, { seal_for_sending(p, s, now) }, 1 };
         }
         int sent = udp_io_send(out, n);
         for (int i = 0; i < sent; i++)
