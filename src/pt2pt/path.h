@@ -21,9 +21,13 @@ int uz_self_send(const void *hdr, size_t hdr_len, const struct uz_payload *paylo
 void uz_pt2pt_on_record(int src_world, const void *msg, size_t len);
 int uz_pt2pt_place(int src_world, const void *hdr, size_t hdr_len, size_t len, struct iovec *iov, int max);
 void uz_pt2pt_placed(int src_world, const void *hdr, size_t hdr_len, size_t len);
+/* A transport that answered -EINPROGRESS to a payload with `hold` set reads
+ * it no more: the send may complete (with `error` when not 0). */
+void uz_pt2pt_released(void *hold, int error);
 
-/* 0 when written, -EAGAIN when the transport has no room now, else an MPI
- * error code. */
+/* 0 when written, -EAGAIN when the transport has no room now, -EINPROGRESS
+ * when it holds payload->hold's bytes until uz_pt2pt_released(), else an
+ * MPI error code. */
 static inline int uz_path_send(const struct uz_peer *p, int world, const void *hdr, size_t hdr_len,
                                const struct uz_payload *payload)
 {

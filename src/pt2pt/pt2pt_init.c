@@ -314,7 +314,7 @@ int uz_pt2pt_finalize(void)
 {
     /* Finish what is still queued to peers, then wait until every rank has
      * done the same: only then may the transports go away. */
-    while (uz_send_pending() || uz_shm_bulk_pending())
+    while (uz_send_pending() || uz_shm_bulk_pending() || uz_send_held)
         uz_progress();
     if (uz_config.verbose >= 2)
         uz_pt2pt_stats_print();

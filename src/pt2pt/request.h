@@ -45,6 +45,7 @@ enum uz_send_phase {
     UZ_SEND_RTS,            /* rendezvous request not sent yet */
     UZ_SEND_WAIT_CTS,       /* waiting for the receiver (or its bulk pull) */
     UZ_SEND_DATA,           /* streaming DATA after CTS */
+    UZ_SEND_WAIT_NET,       /* all DATA out; a network transport still reads the buffer */
     UZ_SEND_CONTROL,        /* an internal control record waiting to go out */
     UZ_SEND_DONE,
 };
@@ -108,6 +109,8 @@ typedef struct MPI_ABI_Request {
     uint8_t bulk_offered;       /* a bulk transfer is offered for this send */
     uint8_t acked;              /* synchronous send: the receiver matched it */
     uint8_t cancel_sent;        /* MPI_Cancel asked the receiver */
+    int net_held;               /* DATA records a network transport sends from our buffer */
+    int net_error;              /* the first error one of them reported */
 
     /* Receive state. */
     size_t received;            /* payload bytes in place */

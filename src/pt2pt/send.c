@@ -55,6 +55,7 @@ static int iov_from_cursor(void *cursor, struct iovec *iov, int max, size_t max_
 static inline void payload_of(uz_request *r, size_t offset, size_t len, struct uz_payload *pl)
 {
     pl->len = len;
+    pl->hold = NULL;
     if (r->contig) {
         pl->contig = r->contig + offset;
         pl->pack = NULL;
@@ -294,9 +295,20 @@ static int step_data(struct uz_peer *p, uz_request *r)
         memcpy(rec + HDR, &ext, sizeof(ext));
         struct uz_payload pl;
         payload_of(r, r->sent, piece, &pl);
+        /* The receiver is waiting for these bytes and the send cannot
+         * complete before they are out anyway: a transport that would copy
+         * them for retransmission may read them from here instead. */
+        if (r->contig)
+            pl.hold = r;
         int rc = uz_path_send(p, r->peer_world, rec, sizeof(rec), &pl);
         if (rc == -EAGAIN)
             return 0;
+        if (rc == -EINPROGRESS) {
+            uz_request_retain(r);       /* until uz_pt2pt_released() */
+            r->net_held++;
+            uz_send_held++;
+            rc = 0;
+        }
         if (rc)
             return rc;
         r->sent += piece;
@@ -348,7 +360,12 @@ static int step(struct uz_peer *p, uz_request *r)
         if (rc == 0)
             return 0;
         sendq_pop(p);
-        send_complete(r, rc > 1 ? rc : MPI_SUCCESS);
+        if (rc > 1 && !r->net_error)
+            r->net_error = rc;
+        if (r->net_held)
+            r->phase = UZ_SEND_WAIT_NET;        /* completes in uz_pt2pt_released() */
+        else
+            send_complete(r, rc > 1 ? rc : MPI_SUCCESS);
         return 1;
     default:
         sendq_pop(p);
@@ -536,6 +553,19 @@ void uz_send_on_cts(uint64_t send_cookie, uint64_t recv_cookie, uint64_t bytes)
     }
     r->phase = UZ_SEND_DATA;
     start_queued(&uz_peers[r->peer_world], r);
+}
+
+long uz_send_held;
+
+void uz_pt2pt_released(void *hold, int error)
+{
+    uz_request *r = hold;
+    uz_send_held--;
+    if (error && !r->net_error)
+        r->net_error = error;
+    if (--r->net_held == 0 && r->phase == UZ_SEND_WAIT_NET && !uz_request_is_complete(r))
+        send_complete(r, r->net_error);
+    uz_request_release(r);
 }
 
 void uz_send_on_bulk_done(void *owner, int error)

@@ -26,6 +26,10 @@ static inline int uz_send_pending(void)
     return uz_send_flush_count;
 }
 
+/* DATA records network transports send straight from user buffers, not yet
+ * acknowledged: MPI_Finalize waits for them like for queued records. */
+extern long uz_send_held;
+
 void uz_send_on_ack(uint64_t cookie);
 void uz_send_on_cts(uint64_t send_cookie, uint64_t recv_cookie, uint64_t bytes);
 void uz_send_on_bulk_done(void *owner, int error);

@@ -33,13 +33,20 @@ typedef void (*uz_pack_fn)(void *ctx, void *dst, size_t len);
 typedef int (*uz_payload_iov_fn)(void *ctx, struct iovec *iov, int max, size_t max_bytes, size_t *bytes);
 
 /* Where the payload of one message record comes from: either `contig`
- * (len bytes), or `pack(pack_ctx, dst, len)` (or, equivalently, `iov`). */
+ * (len bytes), or `pack(pack_ctx, dst, len)` (or, equivalently, `iov`).
+ *
+ * `hold`, when not NULL, lets a transport keep reading a `contig` payload
+ * after send() returns instead of copying it: it then returns -EINPROGRESS
+ * and later calls uz_pt2pt_released(hold, error) (pt2pt/path.h) once it
+ * needs the bytes no more.  A transport that must keep a copy anyway for
+ * retransmission (udp) saves that copy this way; others ignore it. */
 struct uz_payload {
     const void *contig;
     uz_pack_fn pack;
     void *pack_ctx;
     uz_payload_iov_fn iov;          /* optional: same bytes as runs, same ctx */
     size_t len;
+    void *hold;                     /* owner to release, or NULL: copy before returning */
 };
 
 /* Called by a transport for every arriving message record, in order per

@@ -73,6 +73,10 @@ udp_add_test(udp.stress.faults.np2 600 faults "UZURA_SHM=0;UZURA_NET=udp;${udp_f
 add_test(NAME udp.stress.faults.mtu1500.np4 COMMAND ${UZ_MPIEXEC} -n 4 --timeout 600 $<TARGET_FILE:udp_stress> 16)
 udp_add_test(udp.stress.faults.mtu1500.np4 600 faults
              "UZURA_SHM=0;UZURA_NET=udp;UZURA_UDP_MTU=1500;${udp_faults}")
+# The MAC over the payload too, on segments copied and sent in place.
+add_test(NAME udp.stress.faults.macpayload.np2 COMMAND ${UZ_MPIEXEC} -n 2 --timeout 600 $<TARGET_FILE:udp_stress> 16)
+udp_add_test(udp.stress.faults.macpayload.np2 600 faults
+             "UZURA_SHM=0;UZURA_NET=udp;UZURA_UDP_MTU=1500;UZURA_UDP_MAC_PAYLOAD=1;${udp_faults}")
 add_test(NAME udp.netns.stress.faults.2x1
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_netns_run.sh 2 1 ${UZ_MPIEXEC} $<TARGET_FILE:udp_stress> 32)
 udp_add_test(udp.netns.stress.faults.2x1 600 "netns;faults" "${udp_faults}")
@@ -103,6 +107,14 @@ udp_add_test(udp.killed.icmp.loop 120 "" "")
 add_test(NAME udp.killed.icmp.netns
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_killed.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_killed> netns icmp)
 udp_add_test(udp.killed.icmp.netns 120 netns "")
+# ... and in the middle of a large message sent straight from the user's
+# buffer (held by the transport until acknowledged).
+add_test(NAME udp.killed.midway.loop
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_killed.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_killed> loop midway)
+udp_add_test(udp.killed.midway.loop 120 "" "")
+add_test(NAME udp.killed.midway.netns
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_killed.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_killed> netns midway)
+udp_add_test(udp.killed.midway.netns 120 netns "")
 
 # Strangers: garbage and wrong-key datagrams at a rank's port change nothing.
 add_executable(udp_stranger udp_stranger.c)

@@ -14,7 +14,12 @@
  * open, so no ICMP error tells rank 0 anything, as when a host vanishes,
  * and only UZURA_UDP_PEER_TIMEOUT can find it out.
  *
- *   udp_killed TIMEOUT_SECONDS [stop]   (the value given to UZURA_UDP_PEER_TIMEOUT)
+ * With "midway" the child stops in the middle of receiving a 64 MiB
+ * message: rank 0's send is then sending straight from its buffer with
+ * data unacknowledged (the transport holds the buffer until the ACK), and
+ * that send must fail, not hang or complete.
+ *
+ *   udp_killed TIMEOUT_SECONDS [stop|midway]   (the value given to UZURA_UDP_PEER_TIMEOUT)
  */
 #include <mpi.h>
 #include <signal.h>
@@ -32,13 +37,14 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-enum { LEN = 65536, ROUNDS_BEFORE_KILL = 50 };
+enum { LEN = 65536, ROUNDS_BEFORE_KILL = 50, BIG = 64 << 20 };
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     double timeout = argc > 1 ? atof(argv[1]) : 2.0;
-    int stop = argc > 2 && strcmp(argv[2], "stop") == 0;
+    int midway = argc > 2 && strcmp(argv[2], "midway") == 0;
+    int stop = midway || (argc > 2 && strcmp(argv[2], "stop") == 0);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -49,7 +55,7 @@ int main(int argc, char **argv)
         return 77;
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    char *buf = calloc(1, LEN);
+    char *buf = calloc(1, midway ? BIG : LEN);
     double kill_time = 0;
 
     if (rank == 1) {
@@ -67,9 +73,18 @@ int main(int argc, char **argv)
         /* The child is rank 1 now: receive a while, tell rank 0 when, die. */
         for (int i = 0; i < ROUNDS_BEFORE_KILL; i++)
             MPI_Recv(buf, LEN, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Request big = MPI_REQUEST_NULL;
+        if (midway)
+            MPI_Irecv(buf, BIG, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &big);
         double t = now();
         double msg[3] = { t, (double)parent_pid, (double)getpid() };
         MPI_Send(msg, 3, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+        /* Midway: take part of the big message (answer its RTS, read and
+         * acknowledge some data), then stop. */
+        for (double until = now() + 0.005; midway && now() < until;) {
+            int done = 0;
+            MPI_Test(&big, &done, MPI_STATUS_IGNORE);
+        }
         raise(stop ? SIGSTOP : SIGKILL);
     }
 
@@ -79,8 +94,22 @@ int main(int argc, char **argv)
     MPI_Irecv(msg, 3, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, &r);
     int err = MPI_SUCCESS, flag = 0;
     long sent = 0;
+    if (midway) {
+        for (; sent < ROUNDS_BEFORE_KILL && err == MPI_SUCCESS; sent++)
+            err = MPI_Send(buf, LEN, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+        if (err == MPI_SUCCESS)
+            err = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        flag = err == MPI_SUCCESS;
+        kill_time = flag ? msg[0] : 0;
+        if (err == MPI_SUCCESS)
+            err = MPI_Send(buf, BIG, MPI_BYTE, 1, 2, MPI_COMM_WORLD);
+        if (err == MPI_SUCCESS) {
+            printf("udp_killed: FAIL: the %d-byte send to a stopped peer completed\n", BIG);
+            fflush(stdout);
+        }
+    }
     double give_up = now() + 10 * timeout + 30;
-    while (now() < give_up) {
+    while (!midway && now() < give_up) {
         err = MPI_Send(buf, LEN, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
         if (err != MPI_SUCCESS)
             break;

@@ -7,9 +7,10 @@
 # silent, like a vanished host) and the error must come from the timeout.
 # With "icmp" the peer is killed and the timeout left long (600 s): the
 # error must come from the ICMP port-unreachable answer to a datagram for
-# the dead process, within the same 2 s.
+# the dead process, within the same 2 s.  With "midway" the peer stops in
+# the middle of a 64 MiB message (udp_killed.c).
 #
-#   udp_killed.sh MPIEXEC PROGRAM [loop|netns] [icmp]
+#   udp_killed.sh MPIEXEC PROGRAM [loop|netns] [icmp|midway]
 set -u
 mpiexec=$1 prog=$2 mode=${3:-loop} how=${4:-timeout}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +20,7 @@ trap 'rm -f "$out"' EXIT
 export UZURA_UDP_PEER_TIMEOUT=$timeout UZURA_TEST_TIMEOUT=60
 stop=stop
 [ "$how" = icmp ] && { export UZURA_UDP_PEER_TIMEOUT=600; stop=; }
+[ "$how" = midway ] && stop=midway
 start=$(date +%s)
 if [ "$mode" = netns ]; then
     "$here/udp_netns_run.sh" 2 1 "$mpiexec" "$prog" $timeout $stop >"$out" 2>&1

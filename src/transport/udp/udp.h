@@ -61,6 +61,8 @@ struct udp_peer {
     uint32_t nslots;            /* window N (power of two) */
     unsigned char *slots;       /* nslots × dgram bytes: SBuf(r, i) */
     uint32_t *slot_len;         /* bytes on the wire of each slot */
+    const unsigned char **slot_ref; /* payload read from the user's buffer, or NULL: in the slot */
+    void **slot_hold;           /* on a held record's last segment: whom to release on its ACK */
     long *stime;                /* STime(r, i) */
     uint32_t cwnd;              /* segments allowed in flight now (≤ nslots) */
     int stopped;                /* a STOP is in force */
@@ -157,7 +159,7 @@ struct udp_state {
     unsigned char mac[6];
     /* counters, printed at MPI_Finalize with UZURA_VERBOSE=2 */
     struct {
-        unsigned long data_sent, data_resent, data_recv, bytes_sent, bytes_recv;
+        unsigned long data_sent, data_resent, data_recv, bytes_sent, bytes_recv, records_in_place;
         unsigned long acks_sent, lost_sent, lost_recv, stop_sent, go_sent, stop_recv, go_recv;
         unsigned long timeouts, out_of_order, duplicates, discarded, pings;
         unsigned long icmp_errors, send_eagain, dropped_after_finalize;
@@ -174,9 +176,10 @@ struct udp_peer *udp_peer_get(int world);
 int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const struct uz_payload *pl);
 void udp_window_push(struct udp_peer *p);
 void udp_window_push_all(void);
-void udp_window_on_header(struct udp_peer *p, const struct udp_wire *w);
+void udp_window_on_header(struct udp_peer *p, const struct udp_wire *w, long now);
 void udp_window_on_timer(struct udp_peer *p, long now);
-void udp_window_free(struct udp_peer *p);
+/* Drop the window; records still held are released with `error`. */
+void udp_window_free(struct udp_peer *p, int error);
 /* Fill the header fields every packet to p carries (ack, echo) and seal it. */
 void udp_seal(struct udp_peer *p, struct udp_wire *w, const void *payload, size_t len);
 /* Send a packet without data (ACK, LOST, STOP, GO, PING) to p now. */
@@ -201,7 +204,7 @@ int udp_link_dest(struct udp_dest *d, const char *card, int same_node, size_t *m
 int udp_link_send(struct udp_out *out, int n);   /* datagrams sent (≥ 0), stops at a full buffer */
 int udp_link_recv(struct udp_in *in, int max);   /* datagrams received (≥ 0) */
 void udp_link_errors(void);                       /* read queued ICMP errors; dead peers */
-int udp_link_send_run(const struct udp_dest *d, struct iovec *iov, int n, size_t seg);
+int udp_link_send_run(const struct udp_dest *d, struct iovec *iov, int niov, int nseg, size_t seg);
 int udp_raw_open(char *card, size_t cardlen, const struct uz_net_setup *setup);
 int udp_raw_dest(struct udp_dest *d, const char *card, int same_node, size_t *mtu);
 int udp_raw_send(struct udp_out *out, int n);

@@ -260,16 +260,18 @@ int udp_link_recv(struct udp_in *in, int max)
 }
 
 /*
- * Send segments iov[0..n) to `d` as one offloaded datagram run
- * (UDP_SEGMENT): every segment `seg` bytes but the last.  Returns n when
- * sent (or lost, like any datagram), 0 when the socket is full, -1 when
- * the kernel refuses offload (the caller then stops using it).
+ * Send `nseg` segments, described by iov[0..niov), to `d` as one offloaded
+ * datagram run (UDP_SEGMENT): every segment `seg` bytes but the last.
+ * Returns nseg when sent (or lost, like any datagram), 0 when the socket
+ * is full, -1 when the kernel refuses offload (the caller then stops using
+ * it).
  */
-int udp_link_send_run(const struct udp_dest *d, struct iovec *iov, int n, size_t seg)
+int udp_link_send_run(const struct udp_dest *d, struct iovec *iov, int niov, int nseg, size_t seg)
 {
     char ctl[CMSG_SPACE(sizeof(uint16_t))];
     struct msghdr mh = { .msg_name = (void *)&d->in, .msg_namelen = sizeof(d->in), .msg_iov = iov,
-                         .msg_iovlen = (size_t)n };
+                         .msg_iovlen = (size_t)niov };
+    int n = nseg;
     if (n > 1) {
         memset(ctl, 0, sizeof(ctl));
         mh.msg_control = ctl;

@@ -214,7 +214,7 @@ static void on_datagram(const unsigned char *buf, size_t len, long now)
     p->icmp_errors = 0;
     if ((int32_t)(w->fc_echo - p->fc_echoed) > 0 && (int32_t)(w->fc_echo - p->fc_gen) <= 0)
         p->fc_echoed = w->fc_echo;
-    udp_window_on_header(p, w);                         /* our sending side: ACK, LOST, STOP, GO */
+    udp_window_on_header(p, w, now);                    /* our sending side: ACK, LOST, STOP, GO */
     if (p->dead)
         return;
     if (w->flags & UDP_F_DATA)

@@ -63,7 +63,7 @@ void udp_peer_declare_dead(struct udp_peer *p, const char *why)
     p->dead = 1;
     int err = uz_err_make(MPI_ERR_PROC_ABORTED, "rank %d at %s %s; declared dead", p->world,
                           p->dest.text, why);
-    udp_window_free(p);
+    udp_window_free(p, err);
     p->stopped = 0;
     if (udp.handler)            /* not while lingering in MPI_Finalize */
         uz_pt2pt_peer_failed(p->world, err);

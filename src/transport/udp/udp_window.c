@@ -7,6 +7,12 @@
  * forgets the record as soon as send() returns 0.  No room for the whole
  * record means -EAGAIN, and the request layer retries later, in order.
  *
+ * Rendezvous data need not be copied: the request layer offers to keep the
+ * user's buffer untouched until we release it (uz_payload.hold), so a slot
+ * then holds only the segment's header and a pointer into that buffer, the
+ * send completes when the last segment is acknowledged, and the kernel's
+ * copy into its packet is the only one on the sending side.
+ *
  *   S1/S2  transmit every segment from `next` up to base + min(cwnd, N)
  *          without waiting for ACKs, remembering STime.
  *   S3     LOST(k): everything before k arrived; go back to k.
@@ -26,6 +32,7 @@
 #include <string.h>
 
 #include "core/errors.h"
+#include "pt2pt/path.h"
 #include "transport/udp/udp.h"
 
 enum { CWND_RESTART = 16 };
@@ -99,9 +106,11 @@ static int alloc_window(struct udp_peer *p)
         n <<= 1;
     p->slots = malloc((size_t)n * udp_slot_stride(p));
     p->slot_len = calloc(n, sizeof(*p->slot_len));
+    p->slot_ref = calloc(n, sizeof(*p->slot_ref));
+    p->slot_hold = calloc(n, sizeof(*p->slot_hold));
     p->stime = calloc(n, sizeof(*p->stime));
-    if (!p->slots || !p->slot_len || !p->stime) {
-        udp_window_free(p);
+    if (!p->slots || !p->slot_len || !p->slot_ref || !p->slot_hold || !p->stime) {
+        udp_window_free(p, 0);
         return uz_err_make(MPI_ERR_NO_MEM, "udp: out of memory for a %u-segment window to rank %d",
                            n, p->world);
     }
@@ -110,13 +119,36 @@ static int alloc_window(struct udp_peer *p)
     return MPI_SUCCESS;
 }
 
-void udp_window_free(struct udp_peer *p)
+/* Segments [from, to) are acknowledged (or will never be): release the
+ * held records whose last segment is among them. */
+static void release_held(struct udp_peer *p, uint32_t from, uint32_t to, int error)
 {
+    for (uint32_t s = from; udp_seq_before(s, to); s++) {
+        uint32_t i = s & (p->nslots - 1);
+        p->slot_ref[i] = NULL;
+        void *hold = p->slot_hold[i];
+        if (hold) {
+            p->slot_hold[i] = NULL;
+            uz_pt2pt_released(hold, error);
+        }
+    }
+}
+
+void udp_window_free(struct udp_peer *p, int error)
+{
+    if (p->slot_hold)
+        release_held(p, p->base, p->tail,
+                     error ? error : uz_err_make(MPI_ERR_OTHER, "udp: closed with data to rank %d unacknowledged",
+                                                 p->world));
     free(p->slots);
     free(p->slot_len);
+    free(p->slot_ref);
+    free(p->slot_hold);
     free(p->stime);
     p->slots = NULL;
     p->slot_len = NULL;
+    p->slot_ref = NULL;
+    p->slot_hold = NULL;
     p->stime = NULL;
     p->nslots = 0;
     p->base = p->next = p->tail;
@@ -181,10 +213,14 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
         p->retries = 0;
         p->rto_ns = udp.conf.rto_ns;
     }
+    /* Held records are read in place from the second segment on (the
+     * first also carries the request-layer header, and is copied). */
+    int held = pl->hold && pl->contig && nseg > 1;
     size_t off = 0;
     for (uint32_t i = 0; i < nseg; i++) {
         size_t n = total - off < p->seg ? total - off : p->seg;
         uint32_t seq = p->tail + i;
+        uint32_t idx = seq & (p->nslots - 1);
         unsigned char *slot = slot_of(p, seq);
         struct udp_wire *w = (struct udp_wire *)slot;
         memset(w, 0, sizeof(*w));
@@ -195,13 +231,20 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
             w->rec_len = (uint32_t)total;
             w->hdr_len = (uint16_t)hdr_len;
         }
-        copy_record(slot + sizeof(*w), off, n, hdr, hdr_len, pl);
-        p->slot_len[seq & (p->nslots - 1)] = (uint32_t)(sizeof(*w) + n);
+        if (held && i > 0) {
+            p->slot_ref[idx] = (const unsigned char *)pl->contig + (off - hdr_len);
+        } else {
+            p->slot_ref[idx] = NULL;
+            copy_record(slot + sizeof(*w), off, n, hdr, hdr_len, pl);
+        }
+        p->slot_hold[idx] = held && i == nseg - 1 ? pl->hold : NULL;
+        p->slot_len[idx] = (uint32_t)(sizeof(*w) + n);
         off += n;
     }
     p->tail += nseg;
+    udp.stats.records_in_place += (unsigned)held;
     udp_window_push(p);
-    return 0;
+    return held ? -EINPROGRESS : 0;
 }
 
 /* ----------------------------------------------------- S1/S2: transmitting */
@@ -216,15 +259,25 @@ static void txq_add(struct udp_peer *p)
 }
 
 /* Segment s sealed (current ACK, flow control, MAC) and stamped as sent
- * now: the datagram to hand to the socket. */
-static struct iovec seal_for_sending(struct udp_peer *p, uint32_t s, long now)
+ * now: the datagram to hand to the socket, as one piece (header and
+ * payload in the slot) or two (header, then the user's bytes) in v[].
+ * Returns the number of pieces. */
+static int seal_for_sending(struct udp_peer *p, uint32_t s, long now, struct iovec *v)
 {
+    uint32_t idx = s & (p->nslots - 1);
     unsigned char *slot = slot_of(p, s);
     struct udp_wire *w = (struct udp_wire *)slot;
-    size_t len = p->slot_len[s & (p->nslots - 1)];
-    udp_seal(p, w, slot + sizeof(*w), len - sizeof(*w));
-    p->stime[s & (p->nslots - 1)] = now;
-    return (struct iovec){ slot, len };
+    size_t len = p->slot_len[idx];
+    const unsigned char *ref = p->slot_ref[idx];
+    udp_seal(p, w, ref ? ref : slot + sizeof(*w), len - sizeof(*w));
+    p->stime[idx] = now;
+    if (!ref) {
+        v[0] = (struct iovec){ slot, len };
+        return 1;
+    }
+    v[0] = (struct iovec){ slot, sizeof(*w) };
+    v[1] = (struct iovec){ (void *)ref, len - sizeof(*w) };
+    return 2;
 }
 
 /*
@@ -240,17 +293,18 @@ static int push_runs(struct udp_peer *p, uint32_t end, long now)
     if (most > UDP_GSO_SEGS)
         most = UDP_GSO_SEGS;
     while (udp_seq_before(p->next, end)) {
-        struct iovec iov[UDP_GSO_SEGS];
-        int n = 0;
+        struct iovec iov[2 * UDP_GSO_SEGS];
+        int n = 0, niov = 0;
         size_t bytes = 0;
         for (uint32_t s = p->next; n < most && udp_seq_before(s, end); s++) {
-            iov[n] = seal_for_sending(p, s, now);
-            size_t len = iov[n++].iov_len;
+            niov += seal_for_sending(p, s, now, iov + niov);
+            size_t len = p->slot_len[s & (p->nslots - 1)];
+            n++;
             bytes += len - sizeof(struct udp_wire);
             if (len != p->dgram)
                 break;                  /* only the last of a run may be short */
         }
-        int sent = udp_link_send_run(&p->dest, iov, n, p->dgram);
+        int sent = udp_link_send_run(&p->dest, iov, niov, n, p->dgram);
         if (sent < 0)
             return -1;
         if (sent == 0) {
@@ -284,11 +338,12 @@ void udp_window_push(struct udp_peer *p)
         struct udp_out out[UDP_BATCH];
         int n = 0;
         for (uint32_t s = p->next; n < UDP_BATCH && udp_seq_before(s, end); s++, n++) {
-            out[n] = (struct udp_out){ &p->dest, { seal_for_sending(p, s, now) }, 1 };
+            out[n].dest = &p->dest;
+            out[n].niov = seal_for_sending(p, s, now, out[n].iov);
         }
         int sent = udp_io_send(out, n);
         for (int i = 0; i < sent; i++)
-            udp.stats.bytes_sent += out[i].iov[0].iov_len - sizeof(struct udp_wire);
+            udp.stats.bytes_sent += p->slot_len[(p->next + (uint32_t)i) & (p->nslots - 1)] - sizeof(struct udp_wire);
         udp.stats.data_sent += (unsigned)sent;
         p->next += (uint32_t)sent;
         if (sent < n) {
@@ -318,7 +373,7 @@ static int release_before(struct udp_peer *p, uint32_t k, long now)
 {
     if (!udp_seq_before(p->base, k) || udp_seq_before(p->tail, k))
         return 0;
-    uint32_t acked = k - p->base;
+    uint32_t acked = k - p->base, from = p->base;
     p->base = k;
     if (udp_seq_before(p->next, k))
         p->next = k;
@@ -330,6 +385,9 @@ static int release_before(struct udp_peer *p, uint32_t k, long now)
         if (p->cwnd > p->nslots)
             p->cwnd = p->nslots;
     }
+    /* Last, with the window consistent: completing a send may start
+     * another one to this peer. */
+    release_held(p, from, k, 0);
     return 1;
 }
 
@@ -383,9 +441,8 @@ static void on_flow_control(struct udp_peer *p, const struct udp_wire *w, long n
     udp_send_control(p, 0);             /* echo the generation: the receiver stops repeating */
 }
 
-void udp_window_on_header(struct udp_peer *p, const struct udp_wire *w)
+void udp_window_on_header(struct udp_peer *p, const struct udp_wire *w, long now)
 {
-    long now = udp_now();
     if (p->slots)
         release_before(p, w->ack, now);
     if ((w->flags & UDP_F_LOST) && p->slots)

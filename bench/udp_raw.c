@@ -1,0 +1,201 @@
+/*
+ * udp_raw.c — kernel UDP between two hosts with no protocol on top: the
+ * ceiling for Uzura's udp transport (bench/udp_bench.sh runs it beside
+ * tcp_raw).  No reliability at all: it only measures what the kernel's
+ * datagram path costs at a given segment size, with the same offloads the
+ * transport uses (UDP_SEGMENT runs on send, UDP_GRO on receive).
+ *
+ *   udp_raw server [port] [--seg BYTES]           echo ping-pongs, then exit
+ *   udp_raw client HOST [port] [--seg BYTES]      measure, print, stop the server
+ *
+ * Prints "bytes MB/s" ping-pong bandwidth lines like bench/p2p.c bw, for
+ * 64 KiB .. 16 MiB.  --seg is the payload of one datagram (default 1472:
+ * an MTU of 1500 less IPv4 and UDP headers).  Both sides poll (nonblocking
+ * reads in a loop), as an MPI rank does.  A lost datagram would hang the
+ * ping-pong; the receive buffer is made large enough that on a veth pair
+ * none is lost.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+enum { PORT = 47124, MAX = 16 << 20, RUN_SEGS = 64, RUN_BYTES = 65000, REPS = 5 };
+
+static int fd;
+static size_t seg = 1472;
+static unsigned char *buf, *rx;
+static struct sockaddr_in peer;
+static int have_peer;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what)
+{
+    perror(what);
+    exit(1);
+}
+
+/* Send `bytes` as offloaded runs of segments. */
+static void send_msg(size_t bytes)
+{
+    size_t per = RUN_BYTES / seg;
+    if (per > RUN_SEGS)
+        per = RUN_SEGS;
+    if (per < 1)
+        per = 1;
+    size_t off = 0;
+    do {
+        size_t n = bytes - off < per * seg ? bytes - off : per * seg;
+        struct iovec iov = { buf + off, n ? n : 1 };
+        char ctl[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
+        struct msghdr mh = { .msg_name = &peer, .msg_namelen = sizeof(peer), .msg_iov = &iov,
+                             .msg_iovlen = 1 };
+        if (n > seg) {
+            mh.msg_control = ctl;
+            mh.msg_controllen = sizeof(ctl);
+            struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+            c->cmsg_level = SOL_UDP;
+            c->cmsg_type = UDP_SEGMENT;
+            c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+            uint16_t s16 = (uint16_t)seg;
+            memcpy(CMSG_DATA(c), &s16, sizeof(s16));
+        }
+        while (sendmsg(fd, &mh, 0) < 0) {
+            if (errno != EINTR && errno != EAGAIN && errno != ENOBUFS)
+                die("sendmsg");
+        }
+        off += n;
+    } while (off < bytes);
+}
+
+/* Receive datagrams until `bytes` have come (each into place, by arrival). */
+static void recv_msg(size_t bytes)
+{
+    size_t got = 0;
+    do {
+        struct sockaddr_in from;
+        struct iovec iov = { rx + (got < MAX ? got : 0), 65536 };
+        struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
+                             .msg_iovlen = 1 };
+        ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR)
+                continue;
+            die("recvmsg");
+        }
+        if (!have_peer) {
+            peer = from;
+            have_peer = 1;
+        }
+        got += (size_t)(n ? n : 1);
+    } while (got < (bytes ? bytes : 1));
+}
+
+static int iterations(size_t bytes)
+{
+    long it = 10000L * 4096 / (long)bytes;
+    return it < 10 ? 10 : (int)it;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || (strcmp(argv[1], "server") && strcmp(argv[1], "client")) ||
+        (!strcmp(argv[1], "client") && argc < 3)) {
+        fprintf(stderr, "usage: udp_raw server [port] [--seg B] | udp_raw client HOST [port] [--seg B]\n");
+        return 2;
+    }
+    int client = !strcmp(argv[1], "client");
+    int port = PORT;
+    for (int i = client ? 3 : 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--seg") && i + 1 < argc)
+            seg = strtoul(argv[++i], NULL, 0);
+        else
+            port = atoi(argv[i]);
+    }
+    buf = malloc(MAX);
+    rx = malloc(MAX + 65536);
+    if (!buf || !rx)
+        die("malloc");
+    memset(buf, 1, MAX);
+    memset(rx, 0, MAX + 65536);
+    fd = socket(AF_INET, SOCK_DGRAM, 0);
+    int one = 1, big = 64 << 20;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
+    if (setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) != 0)
+        perror("UDP_GRO");
+    struct sockaddr_in me = { .sin_family = AF_INET, .sin_port = htons((uint16_t)(client ? 0 : port)) };
+    if (bind(fd, (struct sockaddr *)&me, sizeof(me)) != 0)
+        die("bind");
+    if (client) {
+        peer = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+        if (inet_pton(AF_INET, argv[2], &peer.sin_addr) != 1)
+            die("inet_pton");
+        have_peer = 1;
+    }
+    uint64_t sizes[32];
+    int nsizes = 0;
+    for (uint64_t b = 65536; b <= MAX; b *= 2)
+        sizes[nsizes++] = b;
+    if (client) {
+        printf("# udp_raw ping-pong bandwidth, %zu-byte segments (MB/s)\n", seg);
+        for (int k = 0; k < nsizes; k++) {
+            size_t bytes = sizes[k];
+            uint64_t cmd = bytes;
+            memcpy(buf, &cmd, sizeof(cmd));
+            send_msg(sizeof(cmd));
+            double best = 1e30;
+            int iters = iterations(bytes);
+            for (int r = 0; r < REPS; r++) {
+                double t0 = now();
+                for (int i = 0; i < iters; i++) {
+                    send_msg(bytes);
+                    recv_msg(bytes);
+                }
+                double t = (now() - t0) / iters / 2;
+                if (t < best)
+                    best = t;
+            }
+            printf("%zu %.1f\n", bytes, bytes / best / 1e6);
+            fflush(stdout);
+        }
+        uint64_t quit = 0;
+        memcpy(buf, &quit, sizeof(quit));
+        send_msg(sizeof(quit));
+        return 0;
+    }
+    for (;;) {
+        recv_msg(8);
+        uint64_t bytes;
+        memcpy(&bytes, rx, sizeof(bytes));
+        if (!bytes || bytes > MAX)
+            return 0;
+        for (int r = 0; r < REPS; r++) {
+            for (int i = 0; i < iterations(bytes); i++) {
+                recv_msg(bytes);
+                send_msg(bytes);
+            }
+        }
+    }
+}
