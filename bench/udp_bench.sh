@@ -2,15 +2,21 @@
 # udp_bench.sh — latency and bandwidth between two network namespaces
 # (tests/net/netns.sh: uzh0 and uzh1 on a bridge) for Uzura's tcp, udp and
 # raw-Ethernet (udp protocol, EtherType 0x88B5) transports, beside kernel
-# TCP measured by a plain socket program (bench/tcp_raw.c, when present).
+# TCP (bench/tcp_raw.c, a plain socket program) and kernel UDP with
+# segmentation offload and no protocol at all (bench/udp_raw.c: the
+# ceiling of any protocol over datagrams of this MTU).
 #
 #   bench/udp_bench.sh BUILD_DIR [MTU]
 #
-# LAT_RANGE / BW_RANGE ("min max" bytes) narrow the sweeps.  Prints the p2p curves (bench/p2p.c: one-way latency in µs, ping-pong
-# bandwidth in MB/s) and a summary table.  Needs root (namespaces).
+# ROUNDS (default 3) rounds, each running every contender once in turn, so
+# that a change of load on the machine hits all of them alike; each cell
+# is the best over the rounds (lowest latency, highest bandwidth).
+# LAT_RANGE / BW_RANGE ("min max" bytes) narrow the sweeps.  Prints a
+# summary table and the ratios the issue asks about.  Needs root.
 set -u
 build=${1:?usage: udp_bench.sh BUILD_DIR [MTU]}
 mtu=${2:-1500}
+rounds=${ROUNDS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 netns=$here/../tests/net/netns.sh
 mpiexec=$build/bin/mpiexec
@@ -19,39 +25,67 @@ p2p=$build/bench/p2p
 out=$(mktemp -d)
 trap 'UZURA_NETNS_HOLDER=$$ $netns down >/dev/null; rm -rf "$out"' EXIT
 UZURA_NETNS_HOLDER=$$ $netns up 2 "$mtu" || exit $?
+cc -O2 -o "$out/tcp_raw" "$here/tcp_raw.c" || exit 1
+cc -O2 -o "$out/udp_raw" "$here/udp_raw.c" || exit 1
 
-run() {  # NAME ENV... : both modes into $out/NAME.{lat,bw}
-    local name=$1
-    shift
+uzura() {  # NAME ROUND ENV... : both modes into $out/NAME.ROUND.{lat,bw}
+    local name=$1 round=$2
+    shift 2
     env "$@" "$mpiexec" --launcher-exec 'ip netns exec' -hosts uzh0,uzh1 -ppn 1 -n 2 --timeout 600 \
-        "$p2p" latency ${LAT_RANGE:-1 65536} >"$out/$name.lat" 2>/dev/null
+        "$p2p" latency ${LAT_RANGE:-1 65536} 2>/dev/null | grep -v '^#' >"$out/$name.$round.lat"
     env "$@" "$mpiexec" --launcher-exec 'ip netns exec' -hosts uzh0,uzh1 -ppn 1 -n 2 --timeout 600 \
-        "$p2p" bw ${BW_RANGE:-1024 16777216} >"$out/$name.bw" 2>/dev/null
+        "$p2p" bw ${BW_RANGE:-1024 16777216} 2>/dev/null | grep -v '^#' >"$out/$name.$round.bw"
 }
 
-run tcp UZURA_NET=tcp
-run udp UZURA_NET=udp
-run ether UZURA_NET=udp UZURA_UDP_ETHER=1
-
-# Kernel TCP without MPI, if the tcp engineer's plain socket program is here.
-if [ -f "$here/tcp_raw.c" ] && cc -O2 -o "$out/tcp_raw" "$here/tcp_raw.c" 2>/dev/null; then
-    echo "# kernel TCP (bench/tcp_raw.c)"
-    ip netns exec uzh1 "$out/tcp_raw" server >"$out/kernel.txt" 2>&1 &
-    sleep 0.5
-    ip netns exec uzh0 "$out/tcp_raw" client 10.77.0.2 >>"$out/kernel.txt" 2>&1
+kernel_tcp() {  # ROUND: tcp_raw's latency and bw tables
+    ip netns exec uzh1 "$out/tcp_raw" server >/dev/null 2>&1 &
+    ip netns exec uzh0 "$out/tcp_raw" client 10.77.0.2 >"$out/k.txt" 2>&1
     wait
-    cat "$out/kernel.txt"
-fi
+    awk '/^# kernel TCP latency/ { m = "lat"; next } /^# kernel TCP bw/ { m = "bw"; next }
+         /^#/ { m = ""; next } m == "lat" { print > "'"$out/ktcp.$1.lat"'" }
+         m == "bw" { print > "'"$out/ktcp.$1.bw"'" }' "$out/k.txt"
+}
 
-for n in tcp udp ether; do
-    echo "# $n"
-    paste "$out/$n.lat" /dev/null | sed 's/\t//'
-    cat "$out/$n.bw"
+kernel_udp() {  # ROUND: udp_raw's bw table, segments of one MTU
+    ip netns exec uzh1 "$out/udp_raw" server --seg $((mtu - 28)) >/dev/null 2>&1 &
+    sleep 0.3
+    timeout 300 ip netns exec uzh0 "$out/udp_raw" client 10.77.0.2 --seg $((mtu - 28)) 2>/dev/null |
+        grep -v '^#' >"$out/kudp.$1.bw"
+    kill %1 2>/dev/null
+    wait
+}
+
+for round in $(seq "$rounds"); do
+    uzura tcp "$round" UZURA_NET=tcp
+    uzura udp "$round" UZURA_NET=udp
+    uzura ether "$round" UZURA_NET=udp UZURA_UDP_ETHER=1
+    kernel_tcp "$round"
+    kernel_udp "$round"
 done
-pick() { awk -v b="$2" '$1 == b { print $2 }' "$1"; }
+
+best() {  # NAME KIND(lat|bw) BYTES: best value over the rounds
+    cat "$out/$1".*."$2" 2>/dev/null | awk -v b="$3" -v k="$2" '
+        $1 == b { v = $2 + 0; if (!n++ || (k == "lat" ? v < r : v > r)) r = v }
+        END { if (n) printf "%.1f", r; else printf "-" }'
+}
+
+echo "# udp_bench.sh $build $mtu, $rounds rounds, best of each; $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| transport (MTU $mtu) | latency 8 B (µs) | latency 64 KiB (µs) | bandwidth 64 KiB (MB/s) | bandwidth 1 MiB (MB/s) | bandwidth 16 MiB (MB/s) |"
+echo "| MTU $mtu | latency 8 B (µs) | latency 64 KiB (µs) | bandwidth 64 KiB (MB/s) | bandwidth 1 MiB (MB/s) | bandwidth 16 MiB (MB/s) |"
 echo "|---|---|---|---|---|---|"
-for n in tcp udp ether; do
-    echo "| $n | $(pick $out/$n.lat 8) | $(pick $out/$n.lat 65536) | $(pick $out/$n.bw 65536) | $(pick $out/$n.bw 1048576) | $(pick $out/$n.bw 16777216) |"
+for n in tcp udp ether ktcp kudp; do
+    case $n in
+    ktcp) label="kernel TCP (tcp_raw)" ;;
+    kudp) label="kernel UDP, no protocol (udp_raw)" ;;
+    *) label="Uzura $n" ;;
+    esac
+    echo "| $label | $(best $n lat 8) | $(best $n lat 65536) | $(best $n bw 65536) | $(best $n bw 1048576) | $(best $n bw 16777216) |"
+done
+echo
+echo "udp bandwidth against kernel TCP and against the datagram ceiling:"
+for b in 65536 262144 1048576 4194304 16777216; do
+    u=$(best udp bw $b) t=$(best ktcp bw $b) k=$(best kudp bw $b)
+    awk -v b=$b -v u="$u" -v t="$t" -v k="$k" 'BEGIN {
+        printf "  %8d B: udp %s, kernel TCP %s (%.2fx), kernel UDP %s (%.2fx)\n", b, u, t,
+               (t > 0 ? u / t : 0), k, (k > 0 ? u / k : 0) }'
 done

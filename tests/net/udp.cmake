@@ -63,6 +63,11 @@ foreach(t pt2pt_modes coll_check)
 endforeach()
 
 # 3. The transport's own tests.
+# The datagram MAC against SipHash-2-4's reference vectors.
+uz_add_unit_test(udp_auth_test SOURCES udp_auth_test.c ${PROJECT_SOURCE_DIR}/src/transport/udp/udp_auth.c)
+target_include_directories(udp_auth_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
+set_tests_properties(udp_auth_test PROPERTIES LABELS "unit;udp")
+
 # Volume under faults: every message once, in order, checksummed.  `make
 # check` moves 64 MiB per direction; the full GiB is the long test
 # (-DUZURA_LONG_TESTS=ON, or run it by hand: docs/transports-net.md).
