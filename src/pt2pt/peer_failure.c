@@ -52,6 +52,12 @@ void uz_pt2pt_peer_failed(int world, int error)
         fail_request(r);
     }
     p->sendq_tail = NULL;
+    /* A receive matched to its record whose payload will not come. */
+    if (p->rx_matched) {
+        uz_request *r = p->rx_matched;
+        p->rx_matched = NULL;
+        fail_request(r);
+    }
     /* Receives that can only be satisfied by it. */
     struct dead d = { world };
     uz_posted_filter(not_from_dead, &d, fail_request);

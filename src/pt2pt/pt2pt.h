@@ -37,6 +37,9 @@ struct uz_peer {
     uz_request *rx_req;
     struct uz_unexpected *rx_unexp;
     size_t rx_discard;                  /* bytes to drop (truncated receive) */
+    /* The receive an eager record from this peer was matched to when its
+     * header arrived (uz_pt2pt_place), before the rest of it. */
+    uz_request *rx_matched;
     int failed;                         /* error code once the peer is known dead, else 0 */
 };
 
