@@ -30,7 +30,8 @@
  * Segments of a record arrive in order; a record of one segment is handed
  * to the request layer straight from the receive buffer, a longer one is
  * reassembled — directly into the receiver's memory when the request layer
- * can place it (rendezvous data), else in a per-peer buffer.
+ * can place it (rendezvous data, eager messages a posted receive matches),
+ * else in a per-peer buffer.
  */
 #include <stdlib.h>
 #include <string.h>
