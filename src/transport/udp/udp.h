@@ -63,6 +63,7 @@ struct udp_peer {
     uint32_t *slot_len;         /* bytes on the wire of each slot */
     const unsigned char **slot_ref; /* payload read from the user's buffer, or NULL: in the slot */
     void **slot_hold;           /* on a held record's last segment: whom to release on its ACK */
+    void **releasing;           /* nslots / 2: owners being released (release_held) */
     long *stime;                /* STime(r, i) */
     uint32_t cwnd;              /* segments allowed in flight now (≤ nslots) */
     int stopped;                /* a STOP is in force */

@@ -108,8 +108,9 @@ static int alloc_window(struct udp_peer *p)
     p->slot_len = calloc(n, sizeof(*p->slot_len));
     p->slot_ref = calloc(n, sizeof(*p->slot_ref));
     p->slot_hold = calloc(n, sizeof(*p->slot_hold));
+    p->releasing = calloc(n / 2, sizeof(*p->releasing));    /* a held record has ≥ 2 segments */
     p->stime = calloc(n, sizeof(*p->stime));
-    if (!p->slots || !p->slot_len || !p->slot_ref || !p->slot_hold || !p->stime) {
+    if (!p->slots || !p->slot_len || !p->slot_ref || !p->slot_hold || !p->releasing || !p->stime) {
         udp_window_free(p, 0);
         return uz_err_make(MPI_ERR_NO_MEM, "udp: out of memory for a %u-segment window to rank %d",
                            n, p->world);
@@ -120,18 +121,22 @@ static int alloc_window(struct udp_peer *p)
 }
 
 /* Segments [from, to) are acknowledged (or will never be): release the
- * held records whose last segment is among them. */
+ * held records whose last segment is among them.  The slots are cleared
+ * first and the owners told after: completing a send may start another
+ * to this peer, whose segments may take these very slots. */
 static void release_held(struct udp_peer *p, uint32_t from, uint32_t to, int error)
 {
+    int n = 0;
     for (uint32_t s = from; udp_seq_before(s, to); s++) {
         uint32_t i = s & (p->nslots - 1);
         p->slot_ref[i] = NULL;
-        void *hold = p->slot_hold[i];
-        if (hold) {
+        if (p->slot_hold[i]) {
+            p->releasing[n++] = p->slot_hold[i];
             p->slot_hold[i] = NULL;
-            uz_pt2pt_released(hold, error);
         }
     }
+    for (int k = 0; k < n; k++)
+        uz_pt2pt_released(p->releasing[k], error);
 }
 
 void udp_window_free(struct udp_peer *p, int error)
@@ -144,11 +149,13 @@ void udp_window_free(struct udp_peer *p, int error)
     free(p->slot_len);
     free(p->slot_ref);
     free(p->slot_hold);
+    free(p->releasing);
     free(p->stime);
     p->slots = NULL;
     p->slot_len = NULL;
     p->slot_ref = NULL;
     p->slot_hold = NULL;
+    p->releasing = NULL;
     p->stime = NULL;
     p->nslots = 0;
     p->base = p->next = p->tail;
