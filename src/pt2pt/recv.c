@@ -169,6 +169,10 @@ static int accept_bulk(uz_request *r, const struct uz_ext_rts *rts, int local)
     if (rts->has_bulk == UZ_RTS_BULK_PUSH && !r->contig && uz_dt_mean_run(r->datatype) < BULK_MIN_RUN_PUSHED)
         return 0;
     if (rts->has_bulk == UZ_RTS_BULK_RUNS && !long_runs) {
+        /* One core copies everything: past the cache, the ring's two
+         * cores win (UZURA_SHM_STAGED_MAX). */
+        if (r->expected > uz_config.shm_staged_max)
+            return 0;
         struct uz_shm_stage stage = { .unpack = unpack_at_offset, .ctx = r->cursor };
         return uz_shm_bulk_pull_staged(local, &rts->bulk, &stage, r->expected, r) == MPI_SUCCESS;
     }

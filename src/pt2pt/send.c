@@ -268,10 +268,13 @@ static int step_rts(struct uz_peer *p, uz_request *r)
     /* One-copy pulls pay per memory run (process_vm_readv costs about
      * 300 ns per remote run), so a layout of short runs is offered staged:
      * if the receiver has long runs, we pack and push; if not, it answers
-     * CTS and the data is packed through the transport. */
-    if (p->has_bulk && !r->bulk_offered) {
+     * CTS and the data is packed through the transport.  Staging leaves
+     * one core to do all the copying, which beats the two-core ring only
+     * while the data stays in cache: larger messages go by CTS/DATA. */
+    int long_runs = r->contig || uz_dt_mean_run(r->datatype) >= BULK_MIN_RUN_SEND;
+    if (p->has_bulk && !r->bulk_offered && (long_runs || r->bytes <= uz_config.shm_staged_max)) {
         int rc;
-        if (r->contig || uz_dt_mean_run(r->datatype) >= BULK_MIN_RUN_SEND) {
+        if (long_runs) {
             if (!r->bulk_iov && bulk_runs(r) != 0)
                 return uz_err_make(MPI_ERR_NO_MEM, "out of memory describing a %zu-byte message", r->bytes);
             rc = uz_shm_bulk_offer(p->local, r->bulk_iov, r->bulk_niov, r->bytes, r, &r->bulk);

@@ -44,9 +44,11 @@
 
 enum { SLICE_MAX = 512 };       /* runs per system call (IOV_MAX is 1024) */
 
-/* Bytes staged at a time: one system call per piece, and the piece stays in
- * the first-level cache between the copy and the pack or unpack. */
-enum { STAGE_PIECE = 32 * 1024 };
+/* Bytes staged at a time.  Each piece costs a system call (about 0.8 us
+ * with its page pinning); 128 KiB pieces stay in the second-level cache
+ * between the copy and the pack or unpack, and measured faster than 32 or
+ * 64 KiB ones (fewer calls) for 256 KiB - 1 MiB messages. */
+enum { STAGE_PIECE = 128 * 1024 };
 
 /* A list of memory runs with prefix sums, to find an offset quickly. */
 struct run_list {
