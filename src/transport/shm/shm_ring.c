@@ -8,14 +8,10 @@
  * wake-up).  A record that would cross the end of the ring is preceded by
  * a WRAP record and starts again at slot 0, so every record is contiguous.
  *
- * The receiver only ever polls the slot just past the record (or WRAP) it
- * consumed last, so that is the one slot whose stale first word (payload of
- * an earlier lap) could look like the expected sequence number.  The
- * sender zeroes it before publishing the record, which is why a record
- * needs one slot of room beyond its end.  The receiver writes nothing into
- * the slots: a slot it only read goes back to the sender without dragging a
- * dirty cache line across cores, which for large records through the ring
- * (rendezvous DATA of derived types) halves the lines moved per lap.
+ * The receiver clears the first word of every slot it consumed before
+ * handing the space back.  Any slot may later start a record, and a stale
+ * payload word there could otherwise look like the expected sequence
+ * number.
  */
 #include <errno.h>
 #include <string.h>
@@ -70,12 +66,11 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
     uint64_t pos = tx->produced;
     uint32_t idx = (uint32_t)pos & uz_shm.ring_mask;
     uint32_t wrap = idx + need > uz_shm.ring_slots ? uz_shm.ring_slots - idx : 0;
-    if (!ring_has_room(tx, pos + wrap + need + 1))
+    if (!ring_has_room(tx, pos + wrap + need))
         return -EAGAIN;
     if (wrap) {
         struct shm_slot *w = &tx->slots[idx];
         w->len = SHM_RECORD_WRAP;
-        atomic_store_explicit(&tx->slots[0].seq, 0, memory_order_relaxed);
         atomic_store_explicit(&w->seq, (uint32_t)(pos + 1), memory_order_release);
         pos += wrap;
         idx = 0;
@@ -90,7 +85,6 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
             pl->pack(pl->pack_ctx, dst + hdr_len, pl->len);
     }
     slot->len = (uint32_t)len;
-    atomic_store_explicit(&tx->slots[(idx + need) & uz_shm.ring_mask].seq, 0, memory_order_relaxed);
     atomic_store_explicit(&slot->seq, (uint32_t)(pos + 1), memory_order_seq_cst);
     tx->produced = pos + need;
     if (atomic_load_explicit(&shm_ctl_of(peer)->sleeping, memory_order_relaxed))
@@ -123,9 +117,11 @@ static void activate_rx(void)
     }
 }
 
-/* Give `n` slots back to the sender. */
-static inline void release_slots(struct shm_rx *rx, uint32_t n)
+/* Give `n` slots starting at `idx` back to the sender. */
+static inline void release_slots(struct shm_rx *rx, uint32_t idx, uint32_t n)
 {
+    for (uint32_t i = 0; i < n; i++)
+        atomic_store_explicit(&rx->slots[idx + i].seq, 0, memory_order_relaxed);
     rx->consumed += n;
     atomic_store_explicit(&rx->ring_ctl->consumed, rx->consumed, memory_order_release);
 }
@@ -144,11 +140,11 @@ static int poll_ring(struct shm_rx *rx, uz_recv_handler handler)
             break;
         uint32_t len = slot->len;
         if (len == SHM_RECORD_WRAP) {
-            release_slots(rx, uz_shm.ring_slots - idx);
+            release_slots(rx, idx, uz_shm.ring_slots - idx);
             continue;
         }
         handler(rx->world_rank, slot->bytes, len);
-        release_slots(rx, slots_for(len));
+        release_slots(rx, idx, slots_for(len));
         handled++;
     }
     return handled;
