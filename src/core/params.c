@@ -114,8 +114,8 @@ const struct uz_param uz_params[] = {
       NULL, FIELD(udp_faults), UZ_PARAM_TUNABLE },
 
     /* Shared-memory transport */
-    { "SHM_RING_SIZE", UZ_PARAM_SIZE, "64k",
-      "Bytes of the ring that carries messages from one rank to another on the same host (power of two)",
+    { "SHM_RING_SIZE", UZ_PARAM_SIZE, "0",
+      "Bytes of the ring that carries messages from one rank to another on the same host (power of two); 0: 256k, halved down to 64k while a rank's rings would take more than 4m",
       NULL, FIELD(shm_ring_size), UZ_PARAM_TUNABLE },
     { "SHM_FRAGMENT", UZ_PARAM_SIZE, "16k",
       "Largest piece of a message written to a ring at once", NULL, FIELD(shm_fragment), UZ_PARAM_TUNABLE },
