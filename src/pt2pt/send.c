@@ -390,12 +390,12 @@ int uz_send_flush(void)
         int world = flush_list[i];
         struct uz_peer *p = &uz_peers[world];
         uz_request *before = p->sendq_head;
-        size_t sent_before = before->sent;
+        size_t sent_before = before ? before->sent : 0;    /* a cancel may have emptied it */
         flush_peer(world);
         /* A long message leaving piece by piece is progress too: counting
          * it keeps a sender that streams into a full ring from being
          * treated as idle and sent to yield between pieces. */
-        work += p->sendq_head != before || before->sent != sent_before;
+        work += p->sendq_head != before || (before && before->sent != sent_before);
         if (!p->sendq_head) {
             p->in_flush_list = 0;
             flush_list[i] = flush_list[--uz_send_flush_count];
