@@ -278,6 +278,21 @@ static int copy_chunks(struct bulk_op *op)
 
 /* ------------------------------------------------------------------ sender */
 
+/* Bytes claimed at a time.  Both ends copy only when there are at least
+ * two chunks, so a message shorter than two chunks is cut in halves (of
+ * at least 16 KiB): for 64 KiB, two 32 KiB chunks copied at once by sender
+ * and receiver measured 12-15 GB/s against 8.5-9.7 for one 128 KiB chunk
+ * (bench/dtype_pingpong contig rows, ranks pinned). */
+static uint64_t chunk_for(size_t total)
+{
+    enum { HALF_MIN = 16 * 1024, PAGE = 4096 };
+    uint64_t chunk = uz_config.shm_bulk_chunk ? uz_config.shm_bulk_chunk : total;
+    uint64_t half = (total / 2 + PAGE - 1) / PAGE * PAGE;
+    if (total < 2 * chunk && half >= HALF_MIN && half < chunk)
+        chunk = half;
+    return chunk ? chunk : 1;
+}
+
 /* Offer our memory: its runs, or (stage != NULL) our pack function. */
 static int offer(int peer, const struct iovec *iov, int niov, const struct uz_shm_stage *stage, size_t total,
                  void *owner, struct uz_bulk_desc *desc)
@@ -311,7 +326,7 @@ static int offer(int peer, const struct iovec *iov, int niov, const struct uz_sh
             rec->src_iov_addr = (uint64_t)(uintptr_t)iov;
         }
         rec->dst_niov = 0;
-        rec->chunk = uz_config.shm_bulk_chunk ? uz_config.shm_bulk_chunk : total;
+        rec->chunk = chunk_for(total);
         atomic_store_explicit(&rec->next, 0, memory_order_relaxed);
         atomic_store_explicit(&rec->copied, 0, memory_order_relaxed);
         atomic_store_explicit(&rec->failed, 0, memory_order_relaxed);
