@@ -114,8 +114,8 @@ const struct uz_param uz_params[] = {
       NULL, FIELD(udp_faults), UZ_PARAM_TUNABLE },
 
     /* Shared-memory transport */
-    { "SHM_RING_SIZE", UZ_PARAM_SIZE, "64k",
-      "Bytes of the ring that carries messages from one rank to another on the same host (power of two)",
+    { "SHM_RING_SIZE", UZ_PARAM_SIZE, "0",
+      "Bytes of the ring that carries messages from one rank to another on the same host (power of two); 0: 256k, halved down to 64k while a rank's rings would take more than 4m",
       NULL, FIELD(shm_ring_size), UZ_PARAM_TUNABLE },
     { "SHM_FRAGMENT", UZ_PARAM_SIZE, "16k",
       "Largest piece of a message written to a ring at once", NULL, FIELD(shm_fragment), UZ_PARAM_TUNABLE },
@@ -128,6 +128,9 @@ const struct uz_param uz_params[] = {
     { "SHM_BULK_RECORDS", UZ_PARAM_INT, "64",
       "Large sends a rank can have offered at once (more wait their turn)", NULL,
       FIELD(shm_bulk_records), UZ_PARAM_TUNABLE },
+    { "SHM_STAGED_MAX", UZ_PARAM_SIZE, "512k",
+      "Largest rendezvous between a contiguous buffer and one of short runs that the strided side copies alone through a staging buffer (larger ones are packed through the ring by both ranks)",
+      NULL, FIELD(shm_staged_max), UZ_PARAM_TUNABLE },
     { "SHM_BULK_HELP", UZ_PARAM_BOOL, "1",
       "A waiting sender helps copy its large message into the receiver's memory",
       NULL, FIELD(shm_bulk_help), UZ_PARAM_TUNABLE },

@@ -79,6 +79,7 @@ struct uz_config {
     size_t shm_bulk_chunk;
     int shm_bulk_records;
     int shm_bulk_help;
+    size_t shm_staged_max;
     /* collectives (src/coll/coll_tune.h names the algorithm indexes) */
     int coll_barrier;
     int coll_bcast;

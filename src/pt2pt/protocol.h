@@ -55,10 +55,17 @@ struct uz_ext_eager {       /* EAGER_FIRST */
     uint64_t cookie;        /* sender's, for the ACK of a synchronous send */
 };
 
+/* What a rendezvous request offers besides CTS/DATA (uz_ext_rts.has_bulk). */
+enum uz_rts_bulk {
+    UZ_RTS_BULK_NONE = 0,
+    UZ_RTS_BULK_RUNS = 1,   /* the sender's memory runs: the receiver may pull */
+    UZ_RTS_BULK_PUSH = 2,   /* a staged sender: it pushes into the receiver's runs */
+};
+
 struct uz_ext_rts {
     uint64_t size;
     uint64_t cookie;        /* sender's request */
-    uint32_t has_bulk;
+    uint32_t has_bulk;      /* enum uz_rts_bulk */
     struct uz_bulk_desc bulk;
 };
 

@@ -33,8 +33,14 @@
 enum { HDR = sizeof(struct uz_msg_hdr) };
 
 /* Mean run length (bytes) below which a non-contiguous receive buffer is
- * not filled by a one-copy pull. */
+ * not filled by a one-copy pull of runs but through a staging buffer
+ * (copied there, then unpacked). */
 enum { BULK_MIN_RUN_RECV = 256 };
+
+/* Mean run length (bytes) a receive buffer needs for a staged sender to
+ * push into it: its runs are remote to the sender's process_vm_writev,
+ * which costs about 300 ns each. */
+enum { BULK_MIN_RUN_PUSHED = 4096 };
 
 struct uz_pt2pt_stats uz_pt2pt_stats;
 
@@ -146,23 +152,47 @@ static int recv_runs(uz_request *r, struct iovec **out, int *nout)
     return 0;
 }
 
+/* Staged bulk receive: unpack stream bytes [offset, offset+len). */
+static void unpack_at_offset(void *cursor, size_t offset, const void *src, size_t len)
+{
+    uz_dt_cursor_seek(cursor, offset);
+    uz_dt_cursor_unpack(cursor, src, len);
+}
+
+/* Take a bulk offer: 1 when the transfer is under way. */
+static int accept_bulk(uz_request *r, const struct uz_ext_rts *rts, int local)
+{
+    /* Local runs cost about 50 ns each in process_vm_readv, remote ones
+     * about 300 ns: short runs of ours are staged, or (when the sender is
+     * staged too) left to the CTS/DATA path. */
+    int long_runs = r->contig || uz_dt_mean_run(r->datatype) >= BULK_MIN_RUN_RECV;
+    if (rts->has_bulk == UZ_RTS_BULK_PUSH && !r->contig && uz_dt_mean_run(r->datatype) < BULK_MIN_RUN_PUSHED)
+        return 0;
+    if (rts->has_bulk == UZ_RTS_BULK_RUNS && !long_runs) {
+        /* One core copies everything: past the cache, the ring's two
+         * cores win (UZURA_SHM_STAGED_MAX). */
+        if (r->expected > uz_config.shm_staged_max)
+            return 0;
+        struct uz_shm_stage stage = { .unpack = unpack_at_offset, .ctx = r->cursor };
+        return uz_shm_bulk_pull_staged(local, &rts->bulk, &stage, r->expected, r) == MPI_SUCCESS;
+    }
+    struct iovec *iov;
+    int n;
+    if (recv_runs(r, &iov, &n) != 0)
+        return 0;
+    r->bulk_iov = iov;
+    r->bulk_niov = n;
+    return uz_shm_bulk_pull(local, &rts->bulk, iov, n, r->expected, r) == MPI_SUCCESS;
+}
+
 static void start_rendezvous(uz_request *r, const struct uz_msg_hdr *h, const struct uz_ext_rts *rts,
                              int src_world)
 {
     struct uz_peer *p = &uz_peers[src_world];
-    /* Local runs cost about 50 ns each in process_vm_readv: short ones are
-     * better unpacked from DATA records. */
-    if (rts->has_bulk && p->path == UZ_PATH_SHM && uz_shm_bulk_available() &&
-        (r->contig || uz_dt_mean_run(r->datatype) >= BULK_MIN_RUN_RECV)) {
-        struct iovec *iov;
-        int n;
-        if (recv_runs(r, &iov, &n) == 0) {
-            r->bulk_iov = iov;
-            r->bulk_niov = n;
-            if (uz_shm_bulk_pull(p->local, &rts->bulk, iov, n, r->expected, r) == MPI_SUCCESS) {
-                uz_pt2pt_stats.bulk_pulls++;
-                return;
-            }
+    if (rts->has_bulk && p->path == UZ_PATH_SHM && uz_shm_bulk_available()) {
+        if (accept_bulk(r, rts, p->local)) {
+            uz_pt2pt_stats.bulk_pulls++;
+            return;
         }
         /* Could not pull: ask for the data instead. */
     }

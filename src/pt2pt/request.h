@@ -107,6 +107,7 @@ typedef struct MPI_ABI_Request {
     int bulk_niov;
     struct iovec bulk_iov_one;
     uint8_t bulk_offered;       /* a bulk transfer is offered for this send */
+    uint8_t bulk_kind;          /* what was offered (enum uz_rts_bulk) */
     uint8_t acked;              /* synchronous send: the receiver matched it */
     uint8_t cancel_sent;        /* MPI_Cancel asked the receiver */
     int net_held;               /* DATA records a network transport sends from our buffer */

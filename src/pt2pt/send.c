@@ -26,7 +26,8 @@
 enum { HDR = sizeof(struct uz_msg_hdr) };
 
 /* Mean run length (bytes) below which a non-contiguous send buffer is not
- * offered for a one-copy pull. */
+ * offered for a one-copy pull; it is offered staged instead (the sender
+ * packs pieces and pushes them into the receiver's memory). */
 enum { BULK_MIN_RUN_SEND = 4096 };
 
 static inline void fill_hdr(struct uz_msg_hdr *h, uint8_t kind, uint8_t flags, int tag,
@@ -48,6 +49,13 @@ static void pack_from_cursor(void *cursor, void *dst, size_t len)
 static int iov_from_cursor(void *cursor, struct iovec *iov, int max, size_t max_bytes, size_t *bytes)
 {
     return uz_dt_cursor_iov(cursor, iov, max, max_bytes, bytes);
+}
+
+/* Staged bulk send: pack stream bytes [offset, offset+len). */
+static void pack_at_offset(void *cursor, size_t offset, void *dst, size_t len)
+{
+    uz_dt_cursor_seek(cursor, offset);
+    uz_dt_cursor_pack(cursor, dst, len);
 }
 
 /* Payload of `len` bytes at stream offset `offset` of the request's data
@@ -259,18 +267,30 @@ static int step_rts(struct uz_peer *p, uz_request *r)
     struct uz_msg_hdr *h = (struct uz_msg_hdr *)rec;
     struct uz_ext_rts ext = { .size = r->bytes, .cookie = r->cookie };
     /* One-copy pulls pay per memory run (process_vm_readv costs about
-     * 300 ns per remote run), so a layout of short runs is better packed
-     * through the transport by the CTS/DATA path. */
-    if (p->has_bulk && !r->bulk_offered && (r->contig || uz_dt_mean_run(r->datatype) >= BULK_MIN_RUN_SEND)) {
-        if (!r->bulk_iov && bulk_runs(r) != 0)
-            return uz_err_make(MPI_ERR_NO_MEM, "out of memory describing a %zu-byte message", r->bytes);
-        int rc = uz_shm_bulk_offer(p->local, r->bulk_iov, r->bulk_niov, r->bytes, r, &r->bulk);
+     * 300 ns per remote run), so a layout of short runs is offered staged:
+     * if the receiver has long runs, we pack and push; if not, it answers
+     * CTS and the data is packed through the transport.  Staging leaves
+     * one core to do all the copying, which beats the two-core ring only
+     * while the data stays in cache: larger messages go by CTS/DATA. */
+    int long_runs = r->contig || uz_dt_mean_run(r->datatype) >= BULK_MIN_RUN_SEND;
+    if (p->has_bulk && !r->bulk_offered && (long_runs || r->bytes <= uz_config.shm_staged_max)) {
+        int rc;
+        if (long_runs) {
+            if (!r->bulk_iov && bulk_runs(r) != 0)
+                return uz_err_make(MPI_ERR_NO_MEM, "out of memory describing a %zu-byte message", r->bytes);
+            rc = uz_shm_bulk_offer(p->local, r->bulk_iov, r->bulk_niov, r->bytes, r, &r->bulk);
+            r->bulk_kind = UZ_RTS_BULK_RUNS;
+        } else {
+            struct uz_shm_stage stage = { .pack = pack_at_offset, .ctx = r->cursor };
+            rc = uz_shm_bulk_offer_staged(p->local, &stage, r->bytes, r, &r->bulk);
+            r->bulk_kind = UZ_RTS_BULK_PUSH;
+        }
         if (rc > 0)
             return rc;
         r->bulk_offered = rc == 0;      /* no free record: the CTS path still works */
     }
     if (r->bulk_offered) {
-        ext.has_bulk = 1;
+        ext.has_bulk = r->bulk_kind;
         ext.bulk = r->bulk;
     }
     fill_hdr(h, UZ_MSG_RTS, r->send_mode == UZ_SEND_SYNC ? UZ_MSG_SYNC : 0, r->tag, r->context_id,
@@ -387,8 +407,12 @@ int uz_send_flush(void)
         int world = flush_list[i];
         struct uz_peer *p = &uz_peers[world];
         uz_request *before = p->sendq_head;
+        size_t sent_before = before ? before->sent : 0;    /* a cancel may have emptied it */
         flush_peer(world);
-        work += p->sendq_head != before;
+        /* A long message leaving piece by piece is progress too: counting
+         * it keeps a sender that streams into a full ring from being
+         * treated as idle and sent to yield between pieces. */
+        work += p->sendq_head != before || (before && before->sent != sent_before);
         if (!p->sendq_head) {
             p->in_flush_list = 0;
             flush_list[i] = flush_list[--uz_send_flush_count];

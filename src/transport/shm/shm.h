@@ -76,6 +76,25 @@ int uz_shm_bulk_offer(int peer, const struct iovec *iov, int niov, size_t total,
 int uz_shm_bulk_pull(int peer, const struct uz_bulk_desc *desc, const struct iovec *iov,
                      int niov, size_t total, void *owner);
 
+/* A side whose memory is a layout of short runs moves its bytes through a
+ * staging buffer with these (see shm_bulk.c): `pack` fills `dst` with
+ * stream bytes [offset, offset+len) (sender), `unpack` stores them from
+ * `src` (receiver). */
+struct uz_shm_stage {
+    void (*pack)(void *ctx, size_t offset, void *dst, size_t len);
+    void (*unpack)(void *ctx, size_t offset, const void *src, size_t len);
+    void *ctx;
+};
+
+/* Sender: offer a staged buffer; the receiver must accept with runs
+ * (uz_shm_bulk_pull), and the sender then copies everything. */
+int uz_shm_bulk_offer_staged(int peer, const struct uz_shm_stage *stage, size_t total, void *owner,
+                             struct uz_bulk_desc *desc);
+
+/* Receiver: accept an offer of runs and copy it through `stage`. */
+int uz_shm_bulk_pull_staged(int peer, const struct uz_bulk_desc *desc, const struct uz_shm_stage *stage,
+                            size_t total, void *owner);
+
 /* Sender: withdraw an offer nobody accepted (MPI_Cancel).  Returns 0 when
  * withdrawn, -EBUSY when the receiver already took it. */
 int uz_shm_bulk_withdraw(const struct uz_bulk_desc *desc);

@@ -22,7 +22,7 @@ enum {
     SHM_CACHELINE = 64,
     SHM_PAGE = 4096,
     SHM_MAGIC = 0x757a7368,             /* "uzsh" */
-    SHM_LAYOUT_VERSION = 1,
+    SHM_LAYOUT_VERSION = 2,
     SHM_MAX_LOCAL = 1024,               /* ranks per host */
     SHM_BULK_INLINE_IOV = 8,
 };
@@ -75,6 +75,7 @@ struct shm_bulk_record {
      * memory that the receiver reads with process_vm_readv. */
     uint64_t src_iov_addr;
     uint32_t src_niov;
+    uint32_t src_staged;                /* no runs: the sender packs and pushes every byte */
     pid_t src_pid;
     struct iovec src_inline[SHM_BULK_INLINE_IOV];
     /* Receiver's memory runs, for the sender to help push (0 runs: it may not). */
