@@ -80,6 +80,7 @@ struct udp_peer {
     /* ---- receiver (R0–R4) */
     uint32_t expected;          /* MsgIdRecv + 1 */
     int unacked;                /* segments accepted since the last ACK we sent */
+    int ack_every;              /* UZURA_UDP_ACK_EVERY, at most a quarter of its window */
     long ack_due_ns;            /* when the coalesced ACK must go (0: none owed) */
     int ack_now;                /* a duplicate arrived: the sender missed an ACK */
     uint32_t lost_for;          /* LOST already sent for this gap */
@@ -181,6 +182,8 @@ void udp_window_on_header(struct udp_peer *p, const struct udp_wire *w, long now
 void udp_window_on_timer(struct udp_peer *p, long now);
 /* Drop the window; records still held are released with `error`. */
 void udp_window_free(struct udp_peer *p, int error);
+/* Segments in the window to p (a power of two), allocated or not. */
+uint32_t udp_window_slots(const struct udp_peer *p);
 /* Fill the header fields every packet to p carries (ack, echo) and seal it. */
 void udp_seal(struct udp_peer *p, struct udp_wire *w, const void *payload, size_t len);
 /* Send a packet without data (ACK, LOST, STOP, GO, PING) to p now. */

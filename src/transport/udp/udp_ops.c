@@ -74,6 +74,13 @@ struct udp_peer *udp_peer_get(int world)
     }
     p->world = world;
     p->rto_ns = udp.conf.rto_ns;
+    /* Its window is as large as ours to it (same datagrams, same settings):
+     * it must hear of progress well before that fills. */
+    p->ack_every = (int)(udp_window_slots(p) / 4);
+    if (p->ack_every > udp.conf.ack_every)
+        p->ack_every = udp.conf.ack_every;
+    if (p->ack_every < 1)
+        p->ack_every = 1;
     p->lost_for = (uint32_t)-1;
     udp.peers[world] = p;
     udp.live[udp.nlive++] = p;

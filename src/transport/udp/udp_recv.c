@@ -136,7 +136,7 @@ static int deliver_segment(struct udp_peer *p, const struct udp_wire *w, const u
 
 static void owe_ack(struct udp_peer *p, long now)
 {
-    if (++p->unacked >= udp.conf.ack_every) {
+    if (++p->unacked >= p->ack_every) {
         udp_send_control(p, 0);
         return;
     }

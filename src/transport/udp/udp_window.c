@@ -91,7 +91,7 @@ void udp_send_control(struct udp_peer *p, uint8_t flags)
 
 /* ------------------------------------------------------- S1: segmenting */
 
-static int alloc_window(struct udp_peer *p)
+uint32_t udp_window_slots(const struct udp_peer *p)
 {
     uint32_t want = udp.conf.window;
     size_t by_bytes = udp.conf.window_bytes / p->dgram;
@@ -104,6 +104,12 @@ static int alloc_window(struct udp_peer *p)
     uint32_t n = 16;
     while (n < want)
         n <<= 1;
+    return n;
+}
+
+static int alloc_window(struct udp_peer *p)
+{
+    uint32_t n = udp_window_slots(p);
     p->slots = malloc((size_t)n * udp_slot_stride(p));
     p->slot_len = calloc(n, sizeof(*p->slot_len));
     p->slot_ref = calloc(n, sizeof(*p->slot_ref));
