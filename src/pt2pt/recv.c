@@ -430,8 +430,6 @@ static void on_data(int src_world, const unsigned char *body, size_t len)
         recv_finish(r, MPI_SUCCESS);
 }
 
-/* Rendezvous data read from a stream can go straight to the receive
- * buffer: say where (uz_recv_placer). */
 /*
  * The header of a one-record eager message is in and its payload is not:
  * match it now (records from one peer arrive whole and in order, so this
@@ -456,6 +454,9 @@ static int place_eager(int src_world, const struct uz_msg_hdr *h, size_t len, st
     return 1;
 }
 
+/* A record's header is in and its payload is not (a stream, or the first
+ * segment of several): say where the payload may go (uz_recv_placer) —
+ * rendezvous data for its receive, or a matched eager message. */
 int uz_pt2pt_place(int src_world, const void *hdr, size_t hdr_len, size_t len, struct iovec *iov, int max)
 {
     struct uz_msg_hdr h;
