@@ -50,7 +50,8 @@ static inline unsigned char *slot_of(struct udp_peer *p, uint32_t seq)
 
 /* ------------------------------------------------------------- sealing */
 
-void udp_seal(struct udp_peer *p, struct udp_wire *w, const void *payload, size_t len)
+/* Everything of the seal but the MAC. */
+static void seal_fields(struct udp_peer *p, struct udp_wire *w)
 {
     w->magic = UDP_WIRE_MAGIC;
     w->version = UDP_WIRE_VERSION;
@@ -67,15 +68,27 @@ void udp_seal(struct udp_peer *p, struct udp_wire *w, const void *payload, size_
         p->fc_sent_ns = udp_now();
         udp_timer_arm(p->fc_sent_ns + udp.conf.rto_ns);
     }
-    if (udp.conf.mac_payload && len) {
-        w->flags |= UDP_F_MAC_PAYLOAD;
-        w->mac = udp_siphash2(udp.key, w, UDP_WIRE_MAC_BYTES, payload, len);
-    } else {
-        w->mac = udp_siphash(udp.key, w, UDP_WIRE_MAC_BYTES);
-    }
     /* The ACK is piggy-backed: nothing more is owed. */
     p->unacked = 0;
     p->ack_due_ns = 0;
+}
+
+/* Seal with the MAC over the payload too; 0 when the header alone is
+ * to be MACed (by the caller, a run of them at once). */
+static int seal_with_payload(struct udp_wire *w, const void *payload, size_t len)
+{
+    if (!udp.conf.mac_payload || !len)
+        return 0;
+    w->flags |= UDP_F_MAC_PAYLOAD;
+    w->mac = udp_siphash2(udp.key, w, UDP_WIRE_MAC_BYTES, payload, len);
+    return 1;
+}
+
+void udp_seal(struct udp_peer *p, struct udp_wire *w, const void *payload, size_t len)
+{
+    seal_fields(p, w);
+    if (!seal_with_payload(w, payload, len))
+        w->mac = udp_siphash(udp.key, w, UDP_WIRE_MAC_BYTES);
 }
 
 void udp_send_control(struct udp_peer *p, uint8_t flags)
@@ -271,18 +284,35 @@ static void txq_add(struct udp_peer *p)
     udp.txq = p;
 }
 
-/* Segment s sealed (current ACK, flow control, MAC) and stamped as sent
- * now: the datagram to hand to the socket, as one piece (header and
- * payload in the slot) or two (header, then the user's bytes) in v[].
- * Returns the number of pieces. */
-static int seal_for_sending(struct udp_peer *p, uint32_t s, long now, struct iovec *v)
+/* Headers whose MAC is still to be computed, and computing them. */
+struct unsealed {
+    struct udp_wire *w[UDP_GSO_SEGS > UDP_BATCH ? UDP_GSO_SEGS : UDP_BATCH];
+    int n;
+};
+
+static void seal_macs(struct unsealed *u)
+{
+    uint64_t mac[sizeof(u->w) / sizeof(u->w[0])];
+    udp_siphash_headers(udp.key, (const struct udp_wire *const *)u->w, u->n, mac);
+    for (int i = 0; i < u->n; i++)
+        u->w[i]->mac = mac[i];
+    u->n = 0;
+}
+
+/* Segment s sealed (current ACK, flow control; its MAC added to `u` unless
+ * it covers the payload) and stamped as sent now: the datagram to hand to
+ * the socket, as one piece (header and payload in the slot) or two
+ * (header, then the user's bytes) in v[].  Returns the number of pieces. */
+static int seal_for_sending(struct udp_peer *p, uint32_t s, long now, struct iovec *v, struct unsealed *u)
 {
     uint32_t idx = s & (p->nslots - 1);
     unsigned char *slot = slot_of(p, s);
     struct udp_wire *w = (struct udp_wire *)slot;
     size_t len = p->slot_len[idx];
     const unsigned char *ref = p->slot_ref[idx];
-    udp_seal(p, w, ref ? ref : slot + sizeof(*w), len - sizeof(*w));
+    seal_fields(p, w);
+    if (!seal_with_payload(w, ref ? ref : slot + sizeof(*w), len - sizeof(*w)))
+        u->w[u->n++] = w;
     p->stime[idx] = now;
     if (!ref) {
         v[0] = (struct iovec){ slot, len };
@@ -307,16 +337,18 @@ static int push_runs(struct udp_peer *p, uint32_t end, long now)
         most = UDP_GSO_SEGS;
     while (udp_seq_before(p->next, end)) {
         struct iovec iov[2 * UDP_GSO_SEGS];
+        struct unsealed u = { .n = 0 };
         int n = 0, niov = 0;
         size_t bytes = 0;
         for (uint32_t s = p->next; n < most && udp_seq_before(s, end); s++) {
-            niov += seal_for_sending(p, s, now, iov + niov);
+            niov += seal_for_sending(p, s, now, iov + niov, &u);
             size_t len = p->slot_len[s & (p->nslots - 1)];
             n++;
             bytes += len - sizeof(struct udp_wire);
             if (len != p->dgram)
                 break;                  /* only the last of a run may be short */
         }
+        seal_macs(&u);
         int sent = udp_link_send_run(&p->dest, iov, niov, n, p->dgram);
         if (sent < 0)
             return -1;
@@ -349,11 +381,13 @@ void udp_window_push(struct udp_peer *p)
     }
     while (udp_seq_before(p->next, end)) {
         struct udp_out out[UDP_BATCH];
+        struct unsealed u = { .n = 0 };
         int n = 0;
         for (uint32_t s = p->next; n < UDP_BATCH && udp_seq_before(s, end); s++, n++) {
             out[n].dest = &p->dest;
-            out[n].niov = seal_for_sending(p, s, now, out[n].iov);
+            out[n].niov = seal_for_sending(p, s, now, out[n].iov, &u);
         }
+        seal_macs(&u);
         int sent = udp_io_send(out, n);
         for (int i = 0; i < sent; i++)
             udp.stats.bytes_sent += p->slot_len[(p->next + (uint32_t)i) & (p->nslots - 1)] - sizeof(struct udp_wire);
