@@ -66,14 +66,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static int (*sleep_done)(void *);
-static void *sleep_arg;
-
-static int ready_to_run(void)
-{
-    return uz_shm_work_pending() || sleep_done(sleep_arg);
-}
-
 /* Sleeping needs a doorbell that whatever we wait for will ring: not with
  * records queued behind a full ring (nobody rings when it drains), nor
  * with other threads that may finish our work without ringing. */
@@ -113,11 +105,12 @@ void uz_coll_wait(int (*done)(void *arg), void *arg, atomic_uint *sleepers)
             uz_lock();
             continue;
         }
-        sleep_done = done;
-        sleep_arg = arg;
         if (sleepers)
             atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
-        uz_shm_sleep(SLEEP_NS, ready_to_run);
+        /* Through pt2pt's sleep: with peers on other hosts it also wakes
+         * on their packets (a futex alone would leave them unread for up
+         * to SLEEP_NS, and the sender's retransmission timer running). */
+        uz_progress_sleep(done, arg, SLEEP_NS);
         if (sleepers)
             atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
     }

@@ -64,6 +64,7 @@ struct uz_config {
     int udp_rto_max_us;
     double udp_peer_timeout;
     int udp_retries;
+    int udp_hold_us;
     int udp_ack_every;
     int udp_ack_delay_us;
     double udp_stop_high;

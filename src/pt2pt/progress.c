@@ -136,6 +136,16 @@ static void sleep_with_network(void)
     uz_shm_sleep_poll(fds, n, timeout_ms, ready_to_run);
 }
 
+void uz_progress_sleep(int (*done)(void *arg), void *arg, long timeout_ns)
+{
+    sleep_done = done;
+    sleep_arg = arg;
+    if (uz_net_active)
+        sleep_with_network();
+    else
+        uz_shm_sleep(timeout_ns, ready_to_run);
+}
+
 /* Sleeping is safe only when whatever we wait for will ring our doorbell:
  * a peer's record or bulk step.  Records queued because a ring was full
  * get no wake-up, and under MPI_THREAD_MULTIPLE another thread of ours may

@@ -82,6 +82,10 @@ int uz_progress(void);
 /* Wait until done(arg) is true, progressing and, when nothing happens for
  * a while, yielding the core and then sleeping until a peer wakes us. */
 void uz_progress_wait(int (*done)(void *arg), void *arg);
+/* Sleep (bounded) until done(arg), a local peer's doorbell or, when some
+ * peer is across the network, a packet from it: for waits of their own
+ * (collectives) that must not miss network traffic while asleep. */
+void uz_progress_sleep(int (*done)(void *arg), void *arg, long timeout_ns);
 /* How long a waiting rank polls before yielding (UZURA_WAIT_SPIN_US). */
 long uz_progress_spin_ns(void);
 

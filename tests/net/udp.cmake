@@ -121,6 +121,18 @@ add_test(NAME udp.killed.midway.netns
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_killed.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_killed> netns midway)
 udp_add_test(udp.killed.midway.netns 120 netns "")
 
+# A large send completes while its receiver is away from MPI, and its
+# buffer may be reused at once (also with faults: resent from a copy).
+add_executable(udp_send_done udp_send_done.c)
+target_link_libraries(udp_send_done PRIVATE mpi_abi)
+add_test(NAME udp.send_done.loop COMMAND ${UZ_MPIEXEC} -n 2 --timeout 120 $<TARGET_FILE:udp_send_done> 2)
+udp_add_test(udp.send_done.loop 120 "" "UZURA_SHM=0;UZURA_NET=udp")
+add_test(NAME udp.send_done.faults.loop COMMAND ${UZ_MPIEXEC} -n 2 --timeout 120 $<TARGET_FILE:udp_send_done> 2)
+udp_add_test(udp.send_done.faults.loop 120 faults "UZURA_SHM=0;UZURA_NET=udp;UZURA_UDP_MTU=1500;${udp_faults}")
+add_test(NAME udp.send_done.netns
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_netns_run.sh 2 1 ${UZ_MPIEXEC} $<TARGET_FILE:udp_send_done> 2)
+udp_add_test(udp.send_done.netns 120 netns "")
+
 # Strangers: garbage and wrong-key datagrams at a rank's port change nothing.
 add_executable(udp_stranger udp_stranger.c)
 target_link_libraries(udp_stranger PRIVATE mpi_abi)

@@ -63,6 +63,7 @@ struct udp_peer {
     uint32_t *slot_len;         /* bytes on the wire of each slot */
     const unsigned char **slot_ref; /* payload read from the user's buffer, or NULL: in the slot */
     void **slot_hold;           /* on a held record's last segment: whom to release on its ACK */
+    int nheld;                  /* held records in the window */
     void **releasing;           /* nslots / 2: owners being released (release_held) */
     long *stime;                /* STime(r, i) */
     uint32_t cwnd;              /* segments allowed in flight now (≤ nslots) */
@@ -83,6 +84,7 @@ struct udp_peer {
     int ack_every;              /* UZURA_UDP_ACK_EVERY, at most a quarter of its window */
     long ack_due_ns;            /* when the coalesced ACK must go (0: none owed) */
     int ack_now;                /* a duplicate arrived: the sender missed an ACK */
+    int ack_req;                /* a record it waits on is in: ACK at the end of the read batch */
     uint32_t lost_for;          /* LOST already sent for this gap */
     long lost_ns;
     int rx_stopped;             /* we sent STOP and have not sent GO since */
@@ -115,6 +117,7 @@ struct udp_conf {
     long rto_ns, rto_max_ns;
     long peer_timeout_ns;
     int retries;
+    long hold_ns;               /* a held record's ACK is awaited this long, then it is copied */
     int ack_every;
     long ack_delay_ns;
     double stop_high, stop_low; /* fractions of the socket's receive buffer */
@@ -164,7 +167,7 @@ struct udp_state {
         unsigned long data_sent, data_resent, data_recv, bytes_sent, bytes_recv, records_in_place;
         unsigned long acks_sent, lost_sent, lost_recv, stop_sent, go_sent, stop_recv, go_recv;
         unsigned long timeouts, out_of_order, duplicates, discarded, pings;
-        unsigned long icmp_errors, send_eagain, dropped_after_finalize;
+        unsigned long icmp_errors, send_eagain, dropped_after_finalize, unheld;
         unsigned long fault_lost, fault_dup, fault_reordered;
     } stats;
 };

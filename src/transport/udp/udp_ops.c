@@ -105,6 +105,7 @@ static void read_conf(void)
         c->rto_max_ns = c->rto_ns;
     c->peer_timeout_ns = (long)(uz_config.udp_peer_timeout * 1e9);
     c->retries = uz_config.udp_retries;
+    c->hold_ns = 1000L * (uz_config.udp_hold_us > 0 ? uz_config.udp_hold_us : 0);
     c->ack_every = uz_config.udp_ack_every > 0 ? uz_config.udp_ack_every : 1;
     c->ack_delay_ns = 1000L * uz_config.udp_ack_delay_us;
     c->stop_high = uz_config.udp_stop_high;
@@ -237,13 +238,13 @@ static void print_stats(void)
             "Uzura rank %d: udp: data sent %lu (resent %lu, %lu bytes; records sent from the user's buffer %lu) received %lu (%lu bytes); "
             "acks/controls sent %lu; LOST sent %lu received %lu; STOP sent %lu received %lu; "
             "GO sent %lu received %lu; timeouts %lu; out-of-order %lu; duplicates %lu; probes %lu; "
-            "window full %lu; rejected %lu; malformed %lu; dropped after finalize %lu; "
+            "window full %lu; sends copied for a slow ACK %lu; rejected %lu; malformed %lu; dropped after finalize %lu; "
             "injected loss %lu dup %lu reorder %lu\n",
             udp.world_rank, udp.stats.data_sent, udp.stats.data_resent, udp.stats.bytes_sent, udp.stats.records_in_place,
             udp.stats.data_recv, udp.stats.bytes_recv, udp.stats.acks_sent, udp.stats.lost_sent,
             udp.stats.lost_recv, udp.stats.stop_sent, udp.stats.stop_recv, udp.stats.go_sent,
             udp.stats.go_recv, udp.stats.timeouts, udp.stats.out_of_order, udp.stats.duplicates,
-            udp.stats.pings, udp.stats.send_eagain, uz_net_stats.rejected_datagrams,
+            udp.stats.pings, udp.stats.send_eagain, udp.stats.unheld, uz_net_stats.rejected_datagrams,
             uz_net_stats.malformed, udp.stats.dropped_after_finalize, udp.stats.fault_lost,
             udp.stats.fault_dup, udp.stats.fault_reordered);
 }

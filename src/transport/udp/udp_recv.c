@@ -9,7 +9,9 @@
  *       arrival as in the paper, so that a lost first segment is noticed
  *       like any other.
  *   R1  seq == expected: accept; the ACK is owed, and is piggy-backed on
- *       the next packet to that peer or sent after K segments / T µs.
+ *       the next packet to that peer or sent after K segments / T µs —
+ *       or at the end of the read batch when the segment ends a record
+ *       whose sender waits for the ACK to complete its send.
  *   R2  seq == expected while our receive buffer is above its high
  *       watermark: send STOP(expected), repeated until echoed.
  *   R3  seq > expected: a gap; LOST(expected), once per gap, and the
@@ -158,6 +160,8 @@ static void on_data(struct udp_peer *p, const struct udp_wire *w, const unsigned
         if (deliver_segment(p, w, data) != 0) {         /* R1 */
             uz_net_stats.malformed++;
             record_reset(p);
+        } else if ((w->flags & UDP_F_LAST) && (w->xflags & UDP_X_ACK_REQ)) {
+            p->ack_req = 1;
         }
         p->expected++;
         udp.stats.data_recv++;
@@ -292,8 +296,20 @@ int udp_recv_poll(void)
         for (int i = 0; i < n; i++)
             on_datagram(in[i].buf, in[i].len, mac[i], now);
         handled += n;
-        for (int i = 0; i < udp.nlive; i++)
-            udp.live[i]->ack_now = 0;
+        for (int i = 0; i < udp.nlive; i++) {
+            struct udp_peer *p = udp.live[i];
+            p->ack_now = 0;
+            /* The sender of a record read from its user's memory is
+             * waiting for this ACK to complete the send: it must not wait
+             * for our next packet to it, which may come only when this
+             * rank enters MPI again, or for the ACK timer, which runs only
+             * inside MPI calls. */
+            if (p->ack_req) {
+                p->ack_req = 0;
+                if (p->unacked && !p->dead)
+                    udp_send_control(p, 0);
+            }
+        }
         if (!udp.rx_more) {
             udp.congested = 0;
             break;

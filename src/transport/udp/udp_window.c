@@ -152,6 +152,7 @@ static void release_held(struct udp_peer *p, uint32_t from, uint32_t to, int err
         if (p->slot_hold[i]) {
             p->releasing[n++] = p->slot_hold[i];
             p->slot_hold[i] = NULL;
+            p->nheld--;
         }
     }
     for (int k = 0; k < n; k++)
@@ -177,6 +178,7 @@ void udp_window_free(struct udp_peer *p, int error)
     p->releasing = NULL;
     p->stime = NULL;
     p->nslots = 0;
+    p->nheld = 0;
     p->base = p->next = p->tail;
 }
 
@@ -264,11 +266,14 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
             copy_record(slot + sizeof(*w), off, n, hdr, hdr_len, pl);
         }
         p->slot_hold[idx] = held && i == nseg - 1 ? pl->hold : NULL;
+        if (p->slot_hold[idx])
+            w->xflags = UDP_X_ACK_REQ;
         p->slot_len[idx] = (uint32_t)(sizeof(*w) + n);
         off += n;
     }
     p->tail += nseg;
     udp.stats.records_in_place += (unsigned)held;
+    p->nheld += held;
     udp_window_push(p);
     return held ? -EINPROGRESS : 0;
 }
@@ -375,6 +380,8 @@ void udp_window_push(struct udp_peer *p)
     if (udp.conf.gso && 2 * p->dgram <= UDP_GSO_BYTES && !udp_faults_active()) {
         if (push_runs(p, end, now) == 0) {
             udp_timer_arm(now + p->rto_ns);
+            if (p->nheld)
+                udp_timer_arm(now + udp.conf.hold_ns);
             return;
         }
         udp.conf.gso = 0;               /* refused: plain datagrams from now on */
@@ -399,6 +406,8 @@ void udp_window_push(struct udp_peer *p)
         }
     }
     udp_timer_arm(now + p->rto_ns);
+    if (p->nheld)
+        udp_timer_arm(now + udp.conf.hold_ns);
 }
 
 void udp_window_push_all(void)
@@ -509,10 +518,47 @@ static double seconds(long ns)
     return ns / 1e9;
 }
 
+/*
+ * Held records still unacknowledged hold_ns after the last transmission to
+ * their peer (not after their own: a sender pushing a long message reads
+ * no ACK until it is done): their bytes are copied from the user's buffer
+ * into the window's slots and the sends released, so that a send completes
+ * even when the ACK is slow — the receiver busy outside MPI, or its
+ * packets waiting for the kernel to run them on a loaded host — as a
+ * copied record's send would have.  The protocol then goes on as for a
+ * copied record.
+ */
+static void unhold_slow(struct udp_peer *p, long now)
+{
+    if (p->next == p->base)
+        return;                         /* held segments not transmitted yet */
+    long due = p->stime[(p->next - 1) & (p->nslots - 1)] + udp.conf.hold_ns;
+    if (now < due) {
+        udp_timer_arm(due);
+        return;
+    }
+    uint32_t upto = p->base;
+    for (uint32_t s = p->base; udp_seq_before(s, p->next); s++)
+        if (p->slot_hold[s & (p->nslots - 1)])
+            upto = s + 1;
+    if (upto == p->base)
+        return;
+    for (uint32_t s = p->base; udp_seq_before(s, upto); s++) {
+        uint32_t i = s & (p->nslots - 1);
+        if (p->slot_ref[i])
+            memcpy(slot_of(p, s) + sizeof(struct udp_wire), p->slot_ref[i],
+                   p->slot_len[i] - sizeof(struct udp_wire));
+    }
+    udp.stats.unheld++;
+    release_held(p, p->base, upto, 0);  /* also forgets the references */
+}
+
 void udp_window_on_timer(struct udp_peer *p, long now)
 {
     if (p->dead || !p->slots)
         return;
+    if (p->nheld)
+        unhold_slow(p, now);
     if (p->stopped) {
         if (now < p->probe_ns) {
             udp_timer_arm(p->probe_ns);

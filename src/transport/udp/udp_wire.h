@@ -35,11 +35,17 @@ enum {
     UDP_F_MAC_PAYLOAD = 1 << 7, /* the mac covers the payload too */
 };
 
+/* xflags. */
+enum {
+    UDP_X_ACK_REQ = 1 << 0,     /* LAST of a record its sender reads from user memory: the
+                                 * send completes on the ACK, so ACK without waiting */
+};
+
 struct udp_wire {
     uint8_t magic;
     uint8_t version;
     uint8_t flags;
-    uint8_t reserved;
+    uint8_t xflags;             /* UDP_X_*: requests that need no field of their own */
     uint32_t src;               /* sender's world rank */
     uint32_t dst;               /* receiver's world rank */
     uint32_t seq;               /* DATA: this segment's number, per (src,dst) */
