@@ -315,7 +315,7 @@ static int offer(int peer, const struct iovec *iov, int niov, const struct uz_sh
         op->rec = rec;
         op->owner = owner;
         rec->total = total;
-        rec->src_pid = getpid();
+        rec->src_pid = uz_shm.my_ctl->pid;   /* as published: getpid() is a system call */
         rec->src_niov = (uint32_t)niov;
         rec->src_staged = stage != NULL;
         if (niov <= SHM_BULK_INLINE_IOV) {
@@ -462,7 +462,7 @@ static int accept(int peer, const struct uz_bulk_desc *desc, const struct iovec 
         rec->dst_iov_addr = (uint64_t)(uintptr_t)iov;
     }
     rec->dst_niov = (uint32_t)niov;     /* 0 when staged: the sender cannot help */
-    rec->dst_pid = getpid();
+    rec->dst_pid = uz_shm.my_ctl->pid;
     atomic_store_explicit(&rec->state, SHM_BULK_ACCEPTED, memory_order_seq_cst);
     if (atomic_load_explicit(&shm_ctl_of(peer)->sleeping, memory_order_relaxed))
         uz_shm_wake(peer);
