@@ -79,6 +79,7 @@ static struct bulk_op *sender_ops;  /* indexed by our record number */
 static struct bulk_op *receiver_ops;
 static int nreceiver_ops, receiver_ops_cap;
 int uz_shm_bulk_active_ops;      /* transfers in flight (read inline) */
+static int nsender_ops;          /* of them, ours as sender: stops the scan of sender_ops early */
 static struct uz_shm_bulk_callbacks callbacks;
 
 void uz_shm_bulk_set_callbacks(const struct uz_shm_bulk_callbacks *cb)
@@ -112,7 +113,7 @@ void shm_bulk_finalize(void)
     free(sender_ops);
     free(receiver_ops);
     sender_ops = receiver_ops = NULL;
-    nreceiver_ops = receiver_ops_cap = uz_shm_bulk_active_ops = 0;
+    nreceiver_ops = receiver_ops_cap = uz_shm_bulk_active_ops = nsender_ops = 0;
 }
 
 static int run_list_index(struct run_list *r, const struct iovec *iov, int n, int copy)
@@ -336,6 +337,7 @@ static int offer(int peer, const struct iovec *iov, int niov, const struct uz_sh
         desc->record = (uint32_t)i;
         desc->generation = op->generation;
         uz_shm_bulk_active_ops++;
+        nsender_ops++;
         return 0;
     }
     return -EAGAIN;
@@ -364,6 +366,7 @@ int uz_shm_bulk_withdraw(const struct uz_bulk_desc *desc)
     run_list_free(&op->mine);
     op->in_use = 0;
     uz_shm_bulk_active_ops--;
+    nsender_ops--;
     return 0;
 }
 
@@ -403,6 +406,7 @@ static int progress_sender(struct bulk_op *op)
         run_list_free(&op->theirs);
         op->in_use = 0;
         uz_shm_bulk_active_ops--;
+        nsender_ops--;
     }
     return work;
 }
@@ -516,9 +520,15 @@ int shm_bulk_progress(void)
         return 0;
     int work = 0;
     uint64_t nrec = uz_shm.hdr->bulk_records_per_rank;
-    for (uint64_t i = 0; i < nrec; i++)
-        if (sender_ops[i].in_use)
+    /* Offers take the lowest free record, so while waiting for one of
+     * them this stops after a few entries instead of reading all of them. */
+    int want = nsender_ops;
+    for (uint64_t i = 0; i < nrec && want > 0; i++) {
+        if (sender_ops[i].in_use) {
+            want--;
             work += progress_sender(&sender_ops[i]);
+        }
+    }
     struct finished fin[16];
     int nfin = 0;
     for (int i = 0; i < nreceiver_ops && nfin < 16; i++)
