@@ -368,24 +368,9 @@ static int push_runs(struct udp_peer *p, uint32_t end, long now)
     return 0;
 }
 
-void udp_window_push(struct udp_peer *p)
+/* Segments [p->next, end) one datagram each (batched by sendmmsg). */
+static void push_datagrams(struct udp_peer *p, uint32_t end, long now)
 {
-    if (p->stopped || p->dead || !p->slots)
-        return;
-    long now = udp_now();
-    uint32_t limit = p->base + (p->cwnd < p->nslots ? p->cwnd : p->nslots);
-    uint32_t end = udp_seq_before(p->tail, limit) ? p->tail : limit;
-    /* Offload needs room for two segments in a packet, and sees every
-     * segment as it is (fault injection wants them one by one). */
-    if (udp.conf.gso && 2 * p->dgram <= UDP_GSO_BYTES && !udp_faults_active()) {
-        if (push_runs(p, end, now) == 0) {
-            udp_timer_arm(now + p->rto_ns);
-            if (p->nheld)
-                udp_timer_arm(now + udp.conf.hold_ns);
-            return;
-        }
-        udp.conf.gso = 0;               /* refused: plain datagrams from now on */
-    }
     while (udp_seq_before(p->next, end)) {
         struct udp_out out[UDP_BATCH];
         struct unsealed u = { .n = 0 };
@@ -402,12 +387,30 @@ void udp_window_push(struct udp_peer *p)
         p->next += (uint32_t)sent;
         if (sent < n) {
             txq_add(p);         /* the socket is full: again from progress */
-            break;
+            return;
         }
     }
+}
+
+void udp_window_push(struct udp_peer *p)
+{
+    if (p->stopped || p->dead || !p->slots)
+        return;
+    long now = udp_now();
+    uint32_t limit = p->base + (p->cwnd < p->nslots ? p->cwnd : p->nslots);
+    uint32_t end = udp_seq_before(p->tail, limit) ? p->tail : limit;
+    /* Offload needs room for two segments in a packet, and sees every
+     * segment as it is (fault injection wants them one by one). */
+    int offload = udp.conf.gso && 2 * p->dgram <= UDP_GSO_BYTES && !udp_faults_active();
+    if (offload && push_runs(p, end, now) != 0) {
+        udp.conf.gso = 0;               /* refused: plain datagrams from now on */
+        offload = 0;
+    }
+    if (!offload)
+        push_datagrams(p, end, now);
     udp_timer_arm(now + p->rto_ns);
     if (p->nheld)
-        udp_timer_arm(now + udp.conf.hold_ns);
+        udp_timer_arm(now + udp.conf.hold_ns);  /* unhold_slow() */
 }
 
 void udp_window_push_all(void)
