@@ -8,12 +8,19 @@
  * wake-up).  A record that would cross the end of the ring is preceded by
  * a WRAP record and starts again at slot 0, so every record is contiguous.
  *
- * The receiver clears the first word of every slot it consumed before
- * handing the space back.  Any slot may later start a record, and a stale
- * payload word there could otherwise look like the expected sequence
- * number.
+ * The receiver polls only the slot where the next record starts.  Any slot
+ * may start a record one day, and the first word of a slot that was last
+ * written as the middle of a long record is payload, which could look like
+ * the expected sequence number.  So before publishing a record the sender
+ * zeroes the first word of the slot after it when that word is payload (it
+ * keeps a bit per slot).  The receiver writes nothing into the ring: the
+ * lines it read go back to the sender clean, and a long message costs the
+ * sender one extra store per record instead of the receiver one per slot
+ * (which also made every line the sender rewrites a modified line in the
+ * other core's cache).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/errors.h"
@@ -34,6 +41,9 @@ static int activate_tx(int peer)
     if (err)
         return err;
     struct shm_tx *tx = &uz_shm.tx[peer];
+    tx->payload_first = calloc((uz_shm.ring_slots + 63) / 64, sizeof(uint64_t));
+    if (!tx->payload_first)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory starting a message ring");
     tx->ring_ctl = (struct shm_ring_ctl *)(uz_shm.base + off);
     tx->slots = (struct shm_slot *)(uz_shm.base + off + sizeof(struct shm_ring_ctl));
     tx->produced = 0;
@@ -53,6 +63,29 @@ static inline int ring_has_room(struct shm_tx *tx, uint64_t end)
     return end - tx->consumed_seen <= uz_shm.ring_slots;
 }
 
+/* A record of `need` slots at `idx`: its first slot holds a sequence word,
+ * the others payload. */
+static inline void note_record(uint64_t *bits, uint32_t idx, uint32_t need)
+{
+    bits[idx / 64] &= ~(1ul << (idx % 64));
+    for (uint32_t i = idx + 1; i < idx + need;) {
+        uint32_t w = i / 64, b = i % 64;
+        uint32_t n = idx + need - i < 64 - b ? idx + need - i : 64 - b;
+        bits[w] |= (n == 64 ? ~0ul : ((1ul << n) - 1)) << b;
+        i += n;
+    }
+}
+
+/* Make sure slot `idx` cannot show a stale sequence number. */
+static inline void clear_payload_first(struct shm_tx *tx, uint32_t idx)
+{
+    uint64_t bit = 1ul << (idx % 64);
+    if (tx->payload_first[idx / 64] & bit) {
+        atomic_store_explicit(&tx->slots[idx].seq, 0, memory_order_relaxed);
+        tx->payload_first[idx / 64] &= ~bit;
+    }
+}
+
 int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_payload *pl)
 {
     struct shm_tx *tx = &uz_shm.tx[peer];
@@ -66,10 +99,13 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
     uint64_t pos = tx->produced;
     uint32_t idx = (uint32_t)pos & uz_shm.ring_mask;
     uint32_t wrap = idx + need > uz_shm.ring_slots ? uz_shm.ring_slots - idx : 0;
-    if (!ring_has_room(tx, pos + wrap + need))
+    /* ... and the slot after the record, which we may have to clear. */
+    if (!ring_has_room(tx, pos + wrap + need + 1))
         return -EAGAIN;
     if (wrap) {
         struct shm_slot *w = &tx->slots[idx];
+        clear_payload_first(tx, 0);
+        note_record(tx->payload_first, idx, 1);
         w->len = SHM_RECORD_WRAP;
         atomic_store_explicit(&w->seq, (uint32_t)(pos + 1), memory_order_release);
         pos += wrap;
@@ -85,6 +121,8 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
             pl->pack(pl->pack_ctx, dst + hdr_len, pl->len);
     }
     slot->len = (uint32_t)len;
+    note_record(tx->payload_first, idx, need);
+    clear_payload_first(tx, (idx + need) & uz_shm.ring_mask);
     atomic_store_explicit(&slot->seq, (uint32_t)(pos + 1), memory_order_seq_cst);
     tx->produced = pos + need;
     if (atomic_load_explicit(&shm_ctl_of(peer)->sleeping, memory_order_relaxed))
@@ -117,11 +155,9 @@ static void activate_rx(void)
     }
 }
 
-/* Give `n` slots starting at `idx` back to the sender. */
-static inline void release_slots(struct shm_rx *rx, uint32_t idx, uint32_t n)
+/* Give `n` slots back to the sender. */
+static inline void release_slots(struct shm_rx *rx, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++)
-        atomic_store_explicit(&rx->slots[idx + i].seq, 0, memory_order_relaxed);
     rx->consumed += n;
     atomic_store_explicit(&rx->ring_ctl->consumed, rx->consumed, memory_order_release);
 }
@@ -140,11 +176,11 @@ static int poll_ring(struct shm_rx *rx, uz_recv_handler handler)
             break;
         uint32_t len = slot->len;
         if (len == SHM_RECORD_WRAP) {
-            release_slots(rx, idx, uz_shm.ring_slots - idx);
+            release_slots(rx, uz_shm.ring_slots - idx);
             continue;
         }
         handler(rx->world_rank, slot->bytes, len);
-        release_slots(rx, idx, slots_for(len));
+        release_slots(rx, slots_for(len));
         handled++;
     }
     return handled;

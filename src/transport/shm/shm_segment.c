@@ -240,6 +240,8 @@ void uz_shm_finalize(void)
     if (uz_shm.created && !uz_shm.unlinked)
         shm_unlink(uz_shm.name);
     free(uz_shm.local_world_ranks);
+    for (int i = 0; uz_shm.tx && i < uz_shm.nlocal; i++)
+        free(uz_shm.tx[i].payload_first);
     free(uz_shm.tx);
     free(uz_shm.rx);
     memset(&uz_shm, 0, sizeof(uz_shm));

@@ -16,6 +16,7 @@ struct shm_tx {
     struct shm_ring_ctl *ring_ctl;
     uint64_t produced;              /* next position to write */
     uint64_t consumed_seen;         /* last value read of the receiver's position */
+    uint64_t *payload_first;        /* bit per slot: its first word was last written as payload */
 };
 
 /* Receiving side of the ring from one peer. */
