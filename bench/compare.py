@@ -11,13 +11,18 @@ The peers come from tools/peers/install.sh (MPICH and Open MPI from PyPI,
 each in its own venv).  Each program is built from bench/<name>.c with each
 implementation's mpicc; every round runs each implementation once, and the
 best value per row over the rounds is kept (lowest for latency-like units,
-highest otherwise).  Output is a Markdown table, ready for
-docs/performance.md, preceded by the exact command.
+highest otherwise).  With three rounds or more a second ratio compares the
+medians of the rounds instead, which is fairer when the differences are
+within the machine's noise (the best of one implementation's rounds beats
+the best of two others' only a third of the time when all three are
+equally fast).  Output is a Markdown table, ready for docs/performance.md,
+preceded by the exact command.
 """
 
 import argparse
 import os
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -96,6 +101,7 @@ def main():
     lower = any(w in unit for w in LOWER_IS_BETTER)
 
     results = {k: {} for k in impls}
+    samples = {k: {} for k in impls}
     with tempfile.TemporaryDirectory() as tmp:
         exes = {k: build_program(args.program, k, v["cc"], Path(tmp), []) for k, v in impls.items()}
         for _ in range(args.rounds):
@@ -109,6 +115,7 @@ def main():
                     print(f"# {k} failed ({out.returncode}): {out.stderr.strip()[:300]}", file=sys.stderr)
                     continue
                 for row, val in parse(out.stdout).items():
+                    samples[k].setdefault(row, []).append(val)
                     best = results[k].get(row)
                     if best is None or (val < best if lower else val > best):
                         results[k][row] = val
@@ -117,8 +124,10 @@ def main():
     print(f"`{cmdline}` ({'lower' if lower else 'higher'} is better)\n")
     names = list(impls)
     peers = [n for n in names if n != "uzura"]
-    print("| " + " | ".join(["row"] + names + ["uzura / best peer"]) + " |")
-    print("|" + "---|" * (len(names) + 2))
+    median_col = args.rounds >= 3
+    extra = ["uzura / best peer"] + (["same, medians"] if median_col else [])
+    print("| " + " | ".join(["row"] + names + extra) + " |")
+    print("|" + "---|" * (len(names) + 1 + len(extra)))
     rows = sorted({r for k in results for r in results[k]}, key=lambda r: (float(r) if r.replace('.', '', 1).isdigit() else 0, r))
     for r in rows:
         vals = [results[n].get(r) for n in names]
@@ -129,7 +138,19 @@ def main():
             best = min(peer_vals) if lower else max(peer_vals)
             ratio = f"{u / best:.2f}" if best else ""
         cells = [f"{v:.3f}" if v is not None else "—" for v in vals]
-        print("| " + " | ".join([r] + cells + [ratio]) + " |")
+        ratios = [ratio]
+        if median_col:
+            # Best-of-rounds favours whoever has more samples: with equal
+            # speeds, one implementation beats the best of two others only a
+            # third of the time.  Medians are the fairer comparison.
+            um = samples.get("uzura", {}).get(r)
+            pm = [statistics.median(samples[n][r]) for n in peers if samples[n].get(r)]
+            m = ""
+            if um and pm:
+                bestm = min(pm) if lower else max(pm)
+                m = f"{statistics.median(um) / bestm:.2f}" if bestm else ""
+            ratios.append(m)
+        print("| " + " | ".join([r] + cells + ratios) + " |")
 
 
 if __name__ == "__main__":
