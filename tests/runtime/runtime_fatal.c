@@ -6,6 +6,9 @@
  *   kill          rank 1 kills itself with SIGKILL while others wait in MPI_Recv
  *   before-init   rank 0 calls MPI_Comm_rank before MPI_Init
  *   no-finalize   every rank returns from main without MPI_Finalize
+ *   orphan        every rank forks a child that would sleep for 20 s, then
+ *                 finishes normally: the job must end at once and leave
+ *                 neither the sleepers nor their zombies behind
  */
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +31,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (strcmp(what, "no-finalize") == 0)
         return 0;
+    if (strcmp(what, "orphan") == 0) {
+        if (fork() == 0) {
+            sleep(20);
+            _exit(0);
+        }
+        MPI_Finalize();
+        return 0;
+    }
     /* Everyone but the failing rank (1, or 0 alone) blocks in a receive that
      * never completes: the job must still end, and quickly. */
     if (rank == (size > 1 ? 1 : 0)) {

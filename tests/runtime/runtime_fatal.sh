@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # How a job ends when a rank fails: the exit code, the message naming the
 # rank and the cause, the time it takes (the others are blocked in
-# MPI_Recv), and no process or /dev/shm segment left behind.
+# MPI_Recv), and no process or /dev/shm segment left behind (nor what the
+# ranks forked: mpiexec is their subreaper and reaps them at the end).
 set -uo pipefail
 mpiexec=$1 prog=$2
 fails=0
@@ -36,6 +37,7 @@ check kill 4 137 'rank 1.*(killed by signal 9|signal 9)' kill
 check before-init 2 1 'MPI_Comm_rank called before MPI_Init' before-init
 check no-finalize 2 1 'without calling MPI_Finalize' no-finalize
 check singleton-abort 1 3 'MPI_Abort' abort 3
+check orphan 3 0 '' orphan
 sleep 0.2
 if pgrep -x "$(basename "$prog")" >/dev/null; then
     echo "FAIL: processes left behind:"; pgrep -ax "$(basename "$prog")"; fails=$((fails + 1))

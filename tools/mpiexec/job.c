@@ -246,15 +246,20 @@ void job_rank_ended(struct job *job, struct rank *r)
     job_check_barrier(job);
 }
 
-/* All ranks are gone: kill whatever they left in their process group, and
- * only then let the group's name (rank 0's pid) go. */
+/* All ranks are gone: kill whatever they left in their process group,
+ * reap it (we are its subreaper, see proxy_local.c), and only then let the
+ * group's name (rank 0's pid) go. */
 static void last_rank_gone(struct job *job)
 {
     group_signal(job, SIGKILL);
     job->sigkill_at = 0;
-    if (job->pgid > 0)
-        while (waitpid(job->pgid, NULL, 0) < 0 && errno == EINTR)
-            ;
+    if (job->pgid > 0) {
+        for (;;) {
+            pid_t got = waitpid(-job->pgid, NULL, 0);
+            if (got < 0 && errno != EINTR)
+                break;          /* ECHILD: none of the group is left */
+        }
+    }
     job->ranks[0].reaped = 1;
     job->drain_until = monotonic_now() + OUTPUT_DRAIN_SECONDS;
 }

@@ -263,6 +263,11 @@ void proxy_local_start(struct job *job, sigset_t *original_mask)
 {
     if (wdir_check(job) < 0)
         return;
+    /* What a rank leaves behind when it exits (a helper it forked, a
+     * sanitizer's tracer) becomes our child instead of init's, so that the
+     * job's end can reap it rather than leave a zombie for an init that
+     * may be slow to collect it. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     char **base_env = environment_base(job);
     for (int i = 0; i < job->nranks && !job->ending; i++)
         if (spawn_rank(job, i, base_env, original_mask) < 0)
