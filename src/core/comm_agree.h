@@ -68,6 +68,9 @@ const uint64_t *uz_agree_words(const struct uz_agree *a);      /* the AND, both 
 const int *uz_agree_entries(const struct uz_agree *a);         /* n * entry_ints, by index */
 const void *uz_agree_blob(const struct uz_agree *a, size_t *bytes);  /* from the other leader */
 
+/* Call with the request layer's lock held (pt2pt/lock.h), like every
+ * other function here: the agreement's requests go back to the shared
+ * pool, and its driving request may still be on the progress list. */
 void uz_agree_free(struct uz_agree *a);
 
 /* Blocking one-shot: start, wait, and hand the agreement back for reading

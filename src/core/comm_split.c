@@ -97,7 +97,9 @@ static int split_finish(uz_comm *comm, struct uz_agree *a, int nints, int col, i
                                  &remote);
         }
     }
+    uz_lock();
     uz_agree_free(a);
+    uz_unlock();
     if (err || !local || (comm->is_inter && !remote)) {
         uz_group_release(local);
         uz_group_release(remote);
