@@ -1,8 +1,10 @@
 /*
  * comm_threads.c — communicators made concurrently by several threads of
  * each process (MPI_THREAD_MULTIPLE): each thread dups, splits and frees
- * on its own parent communicator, so the context-id agreements of one
- * process overlap and must neither hand out one id twice nor livelock.
+ * on its own parent communicator (and, with two ranks or more, builds an
+ * intercommunicator between the halves of the split and merges it), so
+ * the context-id agreements of one process overlap and must neither hand
+ * out one id twice nor livelock.
  * Traffic on every new communicator checks that they stay apart.
  */
 #include <pthread.h>
@@ -32,6 +34,26 @@ static void *worker(void *arg)
         MPI_Comm_size(s, &ss);
         CHECK_MPI(MPI_Allreduce(&(int){ 1 }, &sum, 1, MPI_INT, MPI_SUM, s));
         CHECK_EQ(sum, ss);
+        if (n >= 2) {
+            /* Intercommunicator between the two halves of the split, and
+             * merged back: the agreements of MPI_Intercomm_create and
+             * MPI_Intercomm_merge overlap with the other threads' too. */
+            MPI_Comm inter, merged;
+            /* The split orders by -rank: each half's leader is its highest rank. */
+            int remote_leader = (n - 1) % 2 != me % 2 ? n - 1 : n - 2, rsize, msize, rank_in;
+            CHECK_MPI(MPI_Intercomm_create(s, 0, parent, remote_leader, 1000 + i, &inter));
+            MPI_Comm_remote_size(inter, &rsize);
+            CHECK_EQ(rsize, me % 2 == 0 ? n / 2 : (n + 1) / 2);
+            CHECK_MPI(MPI_Intercomm_merge(inter, me % 2, &merged));
+            MPI_Comm_size(merged, &msize);
+            CHECK_EQ(msize, n);
+            MPI_Comm_rank(merged, &rank_in);
+            int total = 0;
+            CHECK_MPI(MPI_Allreduce(&rank_in, &total, 1, MPI_INT, MPI_SUM, merged));
+            CHECK_EQ(total, n * (n - 1) / 2);
+            CHECK_MPI(MPI_Comm_free(&merged));
+            CHECK_MPI(MPI_Comm_free(&inter));
+        }
         CHECK_MPI(MPI_Comm_free(&s));
         CHECK_MPI(MPI_Comm_free(&d));
     }
