@@ -127,11 +127,11 @@ static int ready_to_run(void)
 
 /* With network peers we sleep in poll() on their sockets and our wake
  * socket (local peers ring that instead of the futex). */
-static void sleep_with_network(void)
+static void sleep_with_network(long timeout_ns)
 {
     enum { MAX_FDS = 256 };
     static struct pollfd fds[MAX_FDS + 1];
-    int timeout_ms = SLEEP_TIMEOUT_NS / 1000000;
+    int timeout_ms = (int)(timeout_ns / 1000000);
     int n = uz_net->pollfds(fds, MAX_FDS, &timeout_ms);
     uz_shm_sleep_poll(fds, n, timeout_ms, ready_to_run);
 }
@@ -141,7 +141,7 @@ void uz_progress_sleep(int (*done)(void *arg), void *arg, long timeout_ns)
     sleep_done = done;
     sleep_arg = arg;
     if (uz_net_active)
-        sleep_with_network();
+        sleep_with_network(timeout_ns);
     else
         uz_shm_sleep(timeout_ns, ready_to_run);
 }
@@ -192,12 +192,7 @@ void uz_progress_wait(int (*done)(void *arg), void *arg)
             uz_lock();
             idle_polls = POLLS_PER_CLOCK - 1;   /* look at the clock after each yield */
         } else {
-            sleep_done = done;
-            sleep_arg = arg;
-            if (uz_net_active)
-                sleep_with_network();
-            else
-                uz_shm_sleep(SLEEP_TIMEOUT_NS, ready_to_run);
+            uz_progress_sleep(done, arg, SLEEP_TIMEOUT_NS);
             idle_polls = POLLS_PER_CLOCK - 1;
         }
     }
