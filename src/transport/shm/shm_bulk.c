@@ -355,6 +355,16 @@ int uz_shm_bulk_offer_staged(int peer, const struct uz_shm_stage *stage, size_t 
     return offer(peer, NULL, 0, stage, total, owner, desc);
 }
 
+/* Our record is FREE again: forget the transfer. */
+static void sender_op_end(struct bulk_op *op)
+{
+    run_list_free(&op->mine);
+    run_list_free(&op->theirs);
+    op->in_use = 0;
+    uz_shm_bulk_active_ops--;
+    nsender_ops--;
+}
+
 int uz_shm_bulk_withdraw(const struct uz_bulk_desc *desc)
 {
     struct bulk_op *op = &sender_ops[desc->record];
@@ -363,10 +373,7 @@ int uz_shm_bulk_withdraw(const struct uz_bulk_desc *desc)
         return -EINVAL;
     if (!atomic_compare_exchange_strong(&op->rec->state, &expect, SHM_BULK_FREE))
         return -EBUSY;
-    run_list_free(&op->mine);
-    op->in_use = 0;
-    uz_shm_bulk_active_ops--;
-    nsender_ops--;
+    sender_op_end(op);
     return 0;
 }
 
@@ -401,13 +408,8 @@ static int progress_sender(struct bulk_op *op)
             work++;
         }
     }
-    if (op->reported && state == SHM_BULK_FREE) {
-        run_list_free(&op->mine);
-        run_list_free(&op->theirs);
-        op->in_use = 0;
-        uz_shm_bulk_active_ops--;
-        nsender_ops--;
-    }
+    if (op->reported && state == SHM_BULK_FREE)
+        sender_op_end(op);
     return work;
 }
 
