@@ -161,6 +161,41 @@ static ALWAYS_INLINE void copy_flat_node(const int pack, char *s, uintptr_t base
     }
 }
 
+/* Unpack k instances of a strided column (node cn: m runs of L bytes, S
+ * apart) placed L bytes apart by the parent item: k columns of a matrix,
+ * the shape of a transpose.  Unpacking column after column stores L bytes
+ * into a different line every time (and each line again k columns later);
+ * walking the destination row by row instead writes k*L contiguous bytes
+ * per row and reads the packed stream with stride m*L: scattered loads
+ * cost the CPU far less than scattered stores (pack_bench, 1448 x 1448
+ * floats: 3.4-3.8 against 1.0 GB/s).  Pack keeps the column order, for
+ * the same reason: there the stream is the destination (row order, tried,
+ * packs at 1.0 against 3.8 GB/s).
+ * Returns 0, having done nothing, when the instances are not of that shape. */
+static ALWAYS_INLINE int unpack_by_rows(const char *s, uintptr_t p, const struct uz_dl_item *it,
+                                        const struct uz_dl_node *cn,
+                                        const struct uz_dl_item *items,
+                                        const struct uz_dl_leaf *leaves, uint64_t k)
+{
+    if (k < 4 || cn->nitems != 1 || cn->runs)
+        return 0;
+    const struct uz_dl_item *ci = &items[cn->item];
+    if (!(ci->child & UZ_DL_LEAF) || ci->count < 2)
+        return 0;
+    const uint64_t len = leaves[ci->child & ~UZ_DL_LEAF].len;
+    const uint64_t row = k * len;
+    const int64_t S = ci->stride;
+    /* Rows must be contiguous and must not overlap one another. */
+    if (it->stride != (int64_t)len || len > 64 || (uint64_t)(S < 0 ? -S : S) < row)
+        return 0;
+    const uint64_t m = ci->count;
+    char *dst = (char *)(p + ci->disp);
+    /* copy_runs' pack direction: contiguous destination, strided source. */
+    for (uint64_t i = 0; i < m; i++, dst += S, s += len)
+        copy_runs(1, dst, (char *)s, (int64_t)(m * len), len, k);
+    return 1;
+}
+
 /* ---------------------------------------------------------------- walker */
 
 struct iov_out {
@@ -280,6 +315,11 @@ static ALWAYS_INLINE size_t walk(struct uz_dt_cursor *c, const enum walk_op op, 
             uint64_t k = (max - done) / cn->size;
             if (k > n)
                 k = n;
+            if (op == OP_UNPACK && unpack_by_rows(s + done, p, it, cn, items, leaves, k)) {
+                done += k * cn->size;
+                f->rep += k;
+                continue;
+            }
             for (uint64_t i = 0; i < k; i++, p += it->stride, done += cn->size)
                 copy_flat_node(pack, s + done, p, cn, items, leaves, runs);
             f->rep += k;

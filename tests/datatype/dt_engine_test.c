@@ -102,6 +102,18 @@ static void check_cursor(const char *name, MPI_Datatype t, int count)
     }
     CHECK_EQ(done, total);
     CHECK(memcmp(out1, out2, MEM) == 0, "%s: piecewise unpack differs", name);
+    /* Again in large pieces, which hold several whole instances of inner
+     * nodes (the unpack loops that work on many instances at once). */
+    memset(out2, SENT, MEM);
+    uz_dt_cursor_init(&c, out2 + ORIGIN, count, dt);
+    for (done = 0; done < total;) {
+        size_t got = uz_dt_cursor_unpack(&c, whole + done, 1 + rnd((unsigned)(total / 3 + 1)));
+        if (got == 0)
+            break;
+        done += got;
+    }
+    CHECK_EQ(done, total);
+    CHECK(memcmp(out1, out2, MEM) == 0, "%s: unpack in large pieces differs", name);
     /* ... and the unpacked data packs back to the same stream. */
     CHECK_EQ(uz_dt_pack(out1 + ORIGIN, count, dt, pieces), total);
     CHECK(memcmp(whole, pieces, total) == 0, "%s: pack(unpack(x)) != x", name);
@@ -282,6 +294,36 @@ static void test_many_types(void)
     MPI_Type_vector(40, 1, 40, MPI_FLOAT, &v);
     MPI_Type_create_hvector(40, 1, 4, v, &t);
     check_type("transpose", t);
+    MPI_Type_free(&v);
+    /* Columns of doubles, of 16-byte complexes, rows running backwards,
+     * columns not starting at the origin, and too few columns to be
+     * unpacked row by row. */
+    MPI_Type_vector(33, 1, 37, MPI_DOUBLE, &v);
+    MPI_Type_create_hvector(37, 1, 8, v, &t);
+    check_type("transpose of doubles", t);
+    MPI_Type_free(&v);
+    MPI_Type_vector(9, 1, 12, MPI_C_DOUBLE_COMPLEX, &v);
+    MPI_Type_create_hvector(12, 1, 16, v, &t);
+    check_type("transpose of complexes", t);
+    MPI_Type_free(&v);
+    MPI_Type_vector(25, 1, -30, MPI_FLOAT, &v);
+    MPI_Type_create_hvector(30, 1, 4, v, &t);
+    check_type("transpose, rows backwards", t);
+    MPI_Type_free(&v);
+    MPI_Type_create_subarray(2, (int[]){ 20, 24 }, (int[]){ 17, 1 }, (int[]){ 2, 5 },
+                             MPI_ORDER_C, MPI_INT, &v);
+    MPI_Datatype col;
+    MPI_Type_create_resized(v, 0, 4, &col);
+    MPI_Type_free(&v);
+    MPI_Type_contiguous(11, col, &t);
+    check_type("columns of a subarray", t);
+    MPI_Type_free(&col);
+    MPI_Type_vector(50, 1, 3, MPI_FLOAT, &v);
+    MPI_Type_create_hvector(3, 1, 4, v, &t);
+    check_type_keep("three columns", t, 1);
+    MPI_Type_contiguous(2, t, &col);
+    check_type("two transposes", col);
+    MPI_Type_free(&t);
     MPI_Type_free(&v);
     MPI_Type_create_resized(MPI_INT, -4, 16, &v);
     MPI_Type_contiguous(5, v, &t);
