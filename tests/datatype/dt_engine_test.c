@@ -267,6 +267,18 @@ static void test_many_types(void)
     check_type("vector 48-byte blocks", t);
     MPI_Type_vector(5, 2, -3, MPI_FLOAT, &t);
     check_type("negative stride", t);
+    /* Runs of every length class the copy loops tell apart: 16-byte moves
+     * with an overlapping tail, whole 64-byte groups, memcpy beyond 2 KiB. */
+    for (int len = 17; len <= 2049; len = len < 100 ? len + 15 : len * 2 - 1) {
+        char name[48];
+        snprintf(name, sizeof(name), "vector of %d-byte runs", len);
+        MPI_Type_vector(len < 1000 ? 7 : 3, len, len + 9, MPI_CHAR, &t);
+        check_type(name, t);
+    }
+    MPI_Type_vector(3, 2048, 2100, MPI_CHAR, &t);
+    check_type("vector of 2048-byte runs", t);
+    MPI_Type_vector(3, 2049, 2100, MPI_CHAR, &t);
+    check_type("vector of 2049-byte runs", t);
     MPI_Type_create_hvector(4, 5, 3, MPI_CHAR, &t);
     overlapping = 1;
     check_type("overlapping hvector", t);
@@ -310,7 +322,9 @@ static void test_many_types(void)
     MPI_Type_create_hvector(30, 1, 4, v, &t);
     check_type("transpose, rows backwards", t);
     MPI_Type_free(&v);
-    MPI_Type_create_subarray(2, (int[]){ 20, 24 }, (int[]){ 17, 1 }, (int[]){ 2, 5 },
+    /* (48 columns: the third copy of the 11 ends at column 37, so copies
+     * never wrap onto the next row) */
+    MPI_Type_create_subarray(2, (int[]){ 20, 48 }, (int[]){ 17, 1 }, (int[]){ 2, 5 },
                              MPI_ORDER_C, MPI_INT, &v);
     MPI_Datatype col;
     MPI_Type_create_resized(v, 0, 4, &col);
