@@ -22,6 +22,7 @@
 
 #include "core/comm_agree.h"
 #include "core/errors.h"
+#include "pt2pt/lock.h"
 #include "pt2pt/pt2pt.h"
 
 enum agree_phase {
@@ -478,4 +479,11 @@ void uz_agree_free(struct uz_agree *a)
     free(a->blob);
     free(a->pending);
     free(a);
+}
+
+void uz_agree_free_unlocked(struct uz_agree *a)
+{
+    uz_lock();
+    uz_agree_free(a);
+    uz_unlock();
 }

@@ -73,6 +73,10 @@ const void *uz_agree_blob(const struct uz_agree *a, size_t *bytes);  /* from the
  * pool, and its driving request may still be on the progress list. */
 void uz_agree_free(struct uz_agree *a);
 
+/* The same from code that does not hold the lock: the constructors that
+ * read an agreement's results after leaving the request layer. */
+void uz_agree_free_unlocked(struct uz_agree *a);
+
 /* Blocking one-shot: start, wait, and hand the agreement back for reading
  * (*out is NULL on error). */
 int uz_agree_run(const struct uz_agree_spec *spec, const uint64_t *words, const int *entry,

@@ -144,9 +144,7 @@ int uz_mpi_Intercomm_create(uz_comm *local_comm, int local_leader, uz_comm *peer
     size_t bytes;
     const int *theirs = uz_agree_blob(a, &bytes);
     uz_group *remote = uz_group_from_world_ranks((int)(bytes / sizeof(int)), theirs);
-    uz_lock();
-    uz_agree_free(a);
-    uz_unlock();
+    uz_agree_free_unlocked(a);
     if (!remote) {
         release_ids(ids, 2);
         return no_mem();
@@ -182,9 +180,7 @@ int uz_mpi_Intercomm_merge(uz_comm *intercomm, int high, MPI_Comm *newintracomm)
     size_t bytes;
     const int *theirs = uz_agree_blob(a, &bytes);
     int remote_high = bytes >= sizeof(int) ? *theirs != 0 : 0;
-    uz_lock();
-    uz_agree_free(a);
-    uz_unlock();
+    uz_agree_free_unlocked(a);
 
     /* The "low" group comes first; on a tie, the group whose leader has
      * the lower world rank (both sides compute the same). */
@@ -245,9 +241,7 @@ int uz_comm_create_inter(uz_comm *comm, uz_group *group, MPI_Comm *newcomm)
     uz_group *remote = NULL;
     if (bytes && group->my_rank != MPI_UNDEFINED)
         remote = uz_group_from_world_ranks((int)(bytes / sizeof(int)), theirs);
-    uz_lock();
-    uz_agree_free(a);
-    uz_unlock();
+    uz_agree_free_unlocked(a);
     if (!remote) {
         release_ids(ids, 2);
         *newcomm = MPI_COMM_NULL;

@@ -97,9 +97,7 @@ static int split_finish(uz_comm *comm, struct uz_agree *a, int nints, int col, i
                                  &remote);
         }
     }
-    uz_lock();
-    uz_agree_free(a);
-    uz_unlock();
+    uz_agree_free_unlocked(a);
     if (err || !local || (comm->is_inter && !remote)) {
         uz_group_release(local);
         uz_group_release(remote);
