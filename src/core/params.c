@@ -27,7 +27,7 @@ const struct uz_param uz_params[] = {
     { "EAGER_LIMIT", UZ_PARAM_SIZE, "16k",
       "Messages up to this size go eagerly to ranks on this host (copied through the ring); larger ones by rendezvous (one copy)",
       NULL, FIELD(eager_limit), UZ_PARAM_TUNABLE },
-    { "NET_EAGER_LIMIT", UZ_PARAM_SIZE, "64k",
+    { "NET_EAGER_LIMIT", UZ_PARAM_SIZE, "512k",
       "Messages up to this size go eagerly to ranks on other hosts; larger ones by rendezvous",
       NULL, FIELD(net_eager_limit), UZ_PARAM_TUNABLE },
     { "WAIT_SPIN_US", UZ_PARAM_INT, "-1",
@@ -50,7 +50,7 @@ const struct uz_param uz_params[] = {
 
     /* tcp transport: one connection per peer pair (docs/transports-net.md) */
     { "TCP_RECORD", UZ_PARAM_SIZE, "512k",
-      "tcp: largest record the request layer hands over at once (rendezvous data goes in records this big)",
+      "tcp: payload bytes of the largest record the request layer hands over at once (rendezvous data goes in records this big)",
       NULL, FIELD(tcp_record), UZ_PARAM_TUNABLE },
     { "TCP_QUEUE", UZ_PARAM_SIZE, "256k",
       "tcp: bytes of small records a rank copies behind a busy connection before it refuses more",
@@ -66,8 +66,8 @@ const struct uz_param uz_params[] = {
     { "UDP_MTU", UZ_PARAM_SIZE, "0",
       "udp: MTU of the path between hosts (0: the interface's; 9000 for jumbo frames); datagrams are cut to fit",
       NULL, FIELD(udp_mtu), UZ_PARAM_TUNABLE },
-    { "UDP_RECORD", UZ_PARAM_SIZE, "256k",
-      "udp: largest record the request layer hands over at once (segmented into datagrams)",
+    { "UDP_RECORD", UZ_PARAM_SIZE, "512k",
+      "udp: payload bytes of the largest record the request layer hands over at once (segmented into datagrams)",
       NULL, FIELD(udp_record), UZ_PARAM_TUNABLE },
     { "UDP_WINDOW", UZ_PARAM_INT, "1024",
       "udp: send window N, in datagrams in flight to one peer (rounded up to a power of two)",

@@ -85,4 +85,11 @@ struct uz_ext_cancel_reply {
     uint32_t cancelled;
 };
 
+/* Every header the request layer puts before a payload fits the room a
+ * network transport keeps beside its record size. */
+_Static_assert(sizeof(struct uz_msg_hdr) + sizeof(struct uz_ext_rts) <= UZ_RECORD_HEADER_ROOM &&
+                   sizeof(struct uz_msg_hdr) + sizeof(struct uz_ext_eager) <= UZ_RECORD_HEADER_ROOM &&
+                   sizeof(struct uz_msg_hdr) + sizeof(struct uz_ext_data) <= UZ_RECORD_HEADER_ROOM,
+               "request-layer headers must fit UZ_RECORD_HEADER_ROOM");
+
 #endif /* UZ_PT2PT_PROTOCOL_H */

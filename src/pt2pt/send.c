@@ -30,6 +30,28 @@ enum { HDR = sizeof(struct uz_msg_hdr) };
  * packs pieces and pushes them into the receiver's memory). */
 enum { BULK_MIN_RUN_SEND = 4096 };
 
+/* A contiguous eager message this large or larger is not copied into a
+ * transport that keeps data until acknowledged (udp): it reads the bytes
+ * from the user's buffer instead, and the send completes on the
+ * acknowledgement.  Below this, the copy costs less than the ACK the
+ * receiver then sends before anything else (udp ping-pong between two
+ * namespaces: at 64 KiB copying was ahead, at 128 KiB lending). */
+enum { NET_HOLD_MIN = 128 << 10 };
+
+/* Largest message that goes eagerly to this peer. */
+static inline size_t eager_limit_of(const struct uz_peer *p)
+{
+    if (p->path == UZ_PATH_SELF)
+        return SIZE_MAX;
+    return p->path == UZ_PATH_NET ? uz_config.net_eager_limit : uz_config.eager_limit;
+}
+
+/* Whether an eager message's buffer is lent to the transport (NET_HOLD_MIN). */
+static inline int eager_lends_buffer(const struct uz_peer *p, size_t bytes, int contig)
+{
+    return p->lends_payloads && contig && bytes >= NET_HOLD_MIN;
+}
+
 static inline void fill_hdr(struct uz_msg_hdr *h, uint8_t kind, uint8_t flags, int tag,
                             uint32_t context_id, int src)
 {
@@ -192,9 +214,17 @@ static int step_eager(struct uz_peer *p, uz_request *r)
             hlen += sizeof(ext);
         }
         payload_of(r, 0, r->bytes, &pl);
+        if (!sync && eager_lends_buffer(p, r->bytes, r->contig != NULL))
+            pl.hold = r;
         rc = uz_path_send(p, r->peer_world, rec, hlen, &pl);
         if (rc == -EAGAIN)
             return 0;
+        if (rc == -EINPROGRESS) {
+            uz_request_retain(r);       /* until uz_pt2pt_released() */
+            r->net_held++;
+            uz_send_held++;
+            rc = 0;
+        }
         if (rc)
             return rc;
         r->sent = r->bytes;
@@ -360,6 +390,8 @@ static int step(struct uz_peer *p, uz_request *r)
         sendq_pop(p);
         if (rc > 1)
             send_complete(r, rc);
+        else if (r->net_held)
+            r->phase = UZ_SEND_WAIT_NET;        /* completes in uz_pt2pt_released() */
         else if (r->send_mode == UZ_SEND_SYNC && !r->acked)
             r->phase = UZ_SEND_WAIT_ACK;
         else
@@ -480,14 +512,18 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     struct uz_peer *p = &uz_peers[world];
     size_t bytes = (size_t)(count * dt->size);
 
-    /* Fast path: a message that fits one record goes out now, without a
-     * request (blocking) or with an already-complete one. */
-    if (mode != UZ_SEND_SYNC && bytes <= p->eager_single && !p->sendq_head) {
+    /* Fast path: an eager message that fits one record and is copied by
+     * the transport goes out now, without a request (blocking) or with an
+     * already-complete one. */
+    size_t limit = eager_limit_of(p);
+    int contig = uz_dt_is_contig(dt, count) || bytes == 0;
+    if (mode != UZ_SEND_SYNC && bytes <= p->eager_single && bytes <= limit &&
+        !eager_lends_buffer(p, bytes, contig) && !p->sendq_head) {
         struct uz_msg_hdr h;
         struct uz_payload pl = { .len = bytes };
         struct uz_dt_cursor cursor;
         fill_hdr(&h, UZ_MSG_EAGER, 0, tag, context_id, comm->rank);
-        if (uz_dt_is_contig(dt, count) || bytes == 0) {
+        if (contig) {
             pl.contig = (const unsigned char *)buf + dt->true_lb;
         } else {
             uz_dt_cursor_init(&cursor, buf, count, dt);
@@ -522,9 +558,8 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
         return err;
     }
     /* Between hosts a rendezvous costs a network round trip, so the
-     * network keeps its own, larger limit. */
-    size_t limit = p->path == UZ_PATH_NET ? uz_config.net_eager_limit : uz_config.eager_limit;
-    int eager = p->path == UZ_PATH_SELF || bytes <= limit;
+     * network keeps its own, larger limit (eager_limit_of). */
+    int eager = bytes <= limit;
     if (mode == UZ_SEND_SYNC || !eager)
         r->cookie = uz_cookie_issue(r);
     r->phase = eager ? UZ_SEND_EAGER : UZ_SEND_RTS;

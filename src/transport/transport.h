@@ -71,6 +71,13 @@ struct uz_bulk_desc {
     uint32_t generation;    /* guards against a stale or forged descriptor */
 };
 
+/* Header bytes a network transport accepts on top of its configured record
+ * size (UZURA_TCP_RECORD, UZURA_UDP_RECORD): a record then carries that
+ * many payload bytes, so a 256 KiB message travels as one record instead
+ * of one of 256 KiB less a header and a second of a few bytes whose extra
+ * round through both stacks is on the message's critical path. */
+enum { UZ_RECORD_HEADER_ROOM = 64 };
+
 /* What the request layer may assume of a peer's transport. */
 struct uz_transport_caps {
     size_t max_record;      /* largest header+payload of one message record */

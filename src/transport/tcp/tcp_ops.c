@@ -95,10 +95,10 @@ static int tcp_open(const struct uz_net_setup *setup, char *card, size_t cardlen
     uz_tcp.rank = setup->world_rank;
     uz_tcp.size = setup->world_size;
     uz_tcp.node_id = setup->node_id;
-    uz_tcp.max_record = uz_config.tcp_record;
+    if (uz_config.tcp_record < 4096 || uz_config.tcp_record > (1u << 30))
+        return uz_err_make(MPI_ERR_OTHER, "UZURA_TCP_RECORD=%zu: must be between 4k and 1g", uz_config.tcp_record);
+    uz_tcp.max_record = uz_config.tcp_record + UZ_RECORD_HEADER_ROOM;
     uz_tcp.frame_max = uz_tcp.max_record > (16u << 20) ? uz_tcp.max_record : (16u << 20);
-    if (uz_tcp.max_record < 4096 || uz_tcp.max_record > (1u << 30))
-        return uz_err_make(MPI_ERR_OTHER, "UZURA_TCP_RECORD=%zu: must be between 4k and 1g", uz_tcp.max_record);
     uz_tcp.peers = calloc((size_t)setup->world_size, sizeof(*uz_tcp.peers));
     uz_tcp.dead = calloc((size_t)setup->world_size, sizeof(int));
     if (!uz_tcp.peers || !uz_tcp.dead)

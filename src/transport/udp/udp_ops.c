@@ -96,6 +96,7 @@ static void read_conf(void)
     c->max_record = uz_config.udp_record < 4096 ? 4096 : uz_config.udp_record;
     if (c->max_record > (1u << 30))
         c->max_record = 1u << 30;
+    c->max_record += UZ_RECORD_HEADER_ROOM;
     c->window = uz_config.udp_window < 16 ? 16 : (uint32_t)uz_config.udp_window;
     c->window_bytes = uz_config.udp_window_bytes;
     c->sockbuf = uz_config.udp_sockbuf;
@@ -235,12 +236,12 @@ static void udp_linger(void)
 static void print_stats(void)
 {
     fprintf(stderr,
-            "Uzura rank %d: udp: data sent %lu (resent %lu, %lu bytes; records sent from the user's buffer %lu) received %lu (%lu bytes); "
+            "Uzura rank %d: udp: data sent %lu (resent %lu, %lu bytes; records %lu, sent from the user's buffer %lu) received %lu (%lu bytes); "
             "acks/controls sent %lu; LOST sent %lu received %lu; STOP sent %lu received %lu; "
             "GO sent %lu received %lu; timeouts %lu; out-of-order %lu; duplicates %lu; probes %lu; "
             "window full %lu; sends copied for a slow ACK %lu; rejected %lu; malformed %lu; dropped after finalize %lu; "
             "injected loss %lu dup %lu reorder %lu\n",
-            udp.world_rank, udp.stats.data_sent, udp.stats.data_resent, udp.stats.bytes_sent, udp.stats.records_in_place,
+            udp.world_rank, udp.stats.data_sent, udp.stats.data_resent, udp.stats.bytes_sent, udp.stats.records_sent, udp.stats.records_in_place,
             udp.stats.data_recv, udp.stats.bytes_recv, udp.stats.acks_sent, udp.stats.lost_sent,
             udp.stats.lost_recv, udp.stats.stop_sent, udp.stats.stop_recv, udp.stats.go_sent,
             udp.stats.go_recv, udp.stats.timeouts, udp.stats.out_of_order, udp.stats.duplicates,
@@ -280,6 +281,7 @@ const struct uz_net_ops uz_udp_ops = {
     .progress = udp_progress,
     .pollfds = udp_pollfds,
     .max_record = udp_max_record,
+    .reads_lent_payloads = 1,
     .peer_error = udp_peer_error,
     .linger = udp_linger,
     .close = udp_close,

@@ -218,6 +218,13 @@ static void copy_record(unsigned char *dst, size_t off, size_t n, const void *hd
     }
 }
 
+/* Segments of one offloaded run to p (push_runs). */
+static int run_segments(const struct udp_peer *p)
+{
+    int most = (int)(UDP_GSO_BYTES / p->dgram);
+    return most < UDP_GSO_SEGS ? most : UDP_GSO_SEGS;
+}
+
 int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const struct uz_payload *pl)
 {
     size_t total = hdr_len + pl->len;
@@ -244,10 +251,14 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
     /* Held records are read in place from the second segment on (the
      * first also carries the request-layer header, and is copied). */
     int held = pl->hold && pl->contig && nseg > 1;
+    /* A long record's first run leaves as soon as its slots are ready, so
+     * the wire is busy while the rest are filled. */
+    uint32_t first_run = udp.conf.gso ? (uint32_t)run_segments(p) : UDP_BATCH;
+    uint32_t start = p->tail;
     size_t off = 0;
     for (uint32_t i = 0; i < nseg; i++) {
         size_t n = total - off < p->seg ? total - off : p->seg;
-        uint32_t seq = p->tail + i;
+        uint32_t seq = start + i;
         uint32_t idx = seq & (p->nslots - 1);
         unsigned char *slot = slot_of(p, seq);
         struct udp_wire *w = (struct udp_wire *)slot;
@@ -270,8 +281,13 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
             w->xflags = UDP_X_ACK_REQ;
         p->slot_len[idx] = (uint32_t)(sizeof(*w) + n);
         off += n;
+        if (i + 1 == first_run && i + 1 < nseg) {
+            p->tail = start + i + 1;
+            udp_window_push(p);
+        }
     }
-    p->tail += nseg;
+    p->tail = start + nseg;
+    udp.stats.records_sent++;
     udp.stats.records_in_place += (unsigned)held;
     p->nheld += held;
     udp_window_push(p);
@@ -337,9 +353,7 @@ static int seal_for_sending(struct udp_peer *p, uint32_t s, long now, struct iov
  */
 static int push_runs(struct udp_peer *p, uint32_t end, long now)
 {
-    int most = (int)(UDP_GSO_BYTES / p->dgram);
-    if (most > UDP_GSO_SEGS)
-        most = UDP_GSO_SEGS;
+    int most = run_segments(p);
     while (udp_seq_before(p->next, end)) {
         struct iovec iov[2 * UDP_GSO_SEGS];
         struct unsealed u = { .n = 0 };
