@@ -3,14 +3,17 @@
  * latency, ping-pong bandwidth, bidirectional bandwidth and message rate.
  * Plain MPI, so the same source builds with any implementation's mpicc.
  *
- *   p2p latency|bw|bibw|rate [min_bytes max_bytes] [--dtype vector]
+ *   p2p latency|bw|bibw|rate [min_bytes max_bytes] [--dtype vector] [--seconds S]
  *
  * Prints "bytes value" lines: one-way latency in microseconds, bandwidth
  * in MB/s (10^6 bytes per second), or messages per second.  Each point is
  * the best of several repetitions, the usual way to factor out noise from
  * a shared machine.  With --dtype vector the send side uses a strided
  * vector type (blocks of 8 bytes, stride 16) and the receive side
- * contiguous bytes of the same signature.
+ * contiguous bytes of the same signature.  With --seconds the repetitions
+ * of each size go on for S seconds, and a third column gives their mean:
+ * on a noisy machine a long sample of one size says more than the best
+ * of five.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 enum { WINDOW = 64, REPS = 5 };
 
 static int rank, use_vector;
+static double seconds;
 static char *sbuf, *rbuf;
 
 static int iterations(size_t bytes, int base)
@@ -113,6 +117,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--dtype") == 0 && i + 1 < argc && strcmp(argv[i + 1], "vector") == 0)
             use_vector = 1;
+        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+            seconds = atof(argv[i + 1]);
     if (size < 2) {
         if (rank == 0)
             fprintf(stderr, "p2p: needs at least 2 ranks\n");
@@ -129,11 +135,13 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("# %s %s\n", mode, use_vector ? "(vector send type)" : "");
     for (size_t bytes = lo; bytes <= hi; bytes = bytes ? bytes * 2 : 1) {
-        double best = 0;
+        double best = 0, sum = 0;
         int it = strcmp(mode, "latency") == 0 || strcmp(mode, "bw") == 0 ? iterations(bytes, 10000)
                                                                           : iterations(bytes * WINDOW, 200);
-        for (int rep = 0; rep < REPS; rep++) {
-            double v;
+        double until = MPI_Wtime() + seconds;
+        int rep, more = 1;
+        for (rep = 0; rep < REPS || more; rep++) {
+            double v = 0;
             if (strcmp(mode, "latency") == 0) {
                 v = pingpong(bytes, it) * 1e6;
                 best = rep == 0 || v < best ? v : best;
@@ -151,9 +159,17 @@ int main(int argc, char **argv)
                     fprintf(stderr, "p2p: unknown mode %s (latency, bw, bibw, rate)\n", mode);
                 MPI_Abort(MPI_COMM_WORLD, 2);
             }
+            sum += v;
+            /* Rank 0's clock decides, so that both ranks stop together. */
+            more = seconds > 0 && MPI_Wtime() < until;
+            if (seconds > 0)
+                MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
         }
         if (rank == 0) {
-            printf("%zu %.3f\n", bytes, best);
+            if (seconds > 0)
+                printf("%zu %.3f %.3f\n", bytes, best, sum / rep);
+            else
+                printf("%zu %.3f\n", bytes, best);
             fflush(stdout);
         }
         if (bytes == 0 && hi == 0)
