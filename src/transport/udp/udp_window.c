@@ -7,11 +7,12 @@
  * forgets the record as soon as send() returns 0.  No room for the whole
  * record means -EAGAIN, and the request layer retries later, in order.
  *
- * Rendezvous data need not be copied: the request layer offers to keep the
- * user's buffer untouched until we release it (uz_payload.hold), so a slot
- * then holds only the segment's header and a pointer into that buffer, the
- * send completes when the last segment is acknowledged, and the kernel's
- * copy into its packet is the only one on the sending side.
+ * Rendezvous data and large eager messages need not be copied: the request
+ * layer offers to keep the user's buffer untouched until we release it
+ * (uz_payload.hold), so a slot then holds only the segment's header and a
+ * pointer into that buffer, the send completes when the last segment is
+ * acknowledged, and the kernel's copy into its packet is the only one on
+ * the sending side.
  *
  *   S1/S2  transmit every segment from `next` up to base + min(cwnd, N)
  *          without waiting for ACKs, remembering STime.
