@@ -5,8 +5,8 @@
  * datagram path costs at a given segment size, with the same offloads the
  * transport uses (UDP_SEGMENT runs on send, UDP_GRO on receive).
  *
- *   udp_raw server [port] [--seg BYTES]           echo ping-pongs, then exit
- *   udp_raw client HOST [port] [--seg BYTES]      measure, print, stop the server
+ *   udp_raw server [port] [--seg BYTES] [--hdr BYTES]       echo ping-pongs, then exit
+ *   udp_raw client HOST [port] [--seg BYTES] [--hdr BYTES]  measure, print, stop the server
  *
  * Prints "bytes MB/s" ping-pong bandwidth lines like bench/p2p.c bw, for
  * 64 KiB .. 16 MiB.  --seg is the payload of one datagram (default 1472:
@@ -14,6 +14,11 @@
  * reads in a loop), as an MPI rank does.  A lost datagram would hang the
  * ping-pong; the receive buffer is made large enough that on a veth pair
  * none is lost.
+ *
+ * --hdr B sends every datagram as two pieces of the iovec, B header bytes
+ * from a buffer of their own and seg - B payload bytes from the message,
+ * the way the udp transport gathers its segments: it measures what the
+ * per-segment pieces cost the kernel against one piece per run.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -39,6 +44,8 @@ enum { PORT = 47124, MAX = 16 << 20, RUN_SEGS = 64, RUN_BYTES = 65000, REPS = 5 
 
 static int fd;
 static size_t seg = 1472;
+static size_t hdr;                 /* --hdr: header piece per datagram, 0: none */
+static unsigned char hdrbuf[RUN_SEGS][256];
 static unsigned char *buf, *rx;
 static struct sockaddr_in peer;
 static int have_peer;
@@ -67,10 +74,21 @@ static void send_msg(size_t bytes)
     size_t off = 0;
     do {
         size_t n = bytes - off < per * seg ? bytes - off : per * seg;
-        struct iovec iov = { buf + off, n ? n : 1 };
+        struct iovec iov[2 * RUN_SEGS] = { { buf + off, n ? n : 1 } };
+        size_t niov = 1;
+        if (hdr && n > seg) {  /* the same bytes on the wire, gathered as header + payload pieces */
+            niov = 0;
+            for (size_t done = 0, k = 0; done < n; done += seg, k++) {
+                size_t d = n - done < seg ? n - done : seg;
+                size_t h = d < hdr ? d : hdr;
+                iov[niov++] = (struct iovec){ hdrbuf[k], h };
+                if (d > h)
+                    iov[niov++] = (struct iovec){ buf + off + done + h, d - h };
+            }
+        }
         char ctl[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
-        struct msghdr mh = { .msg_name = &peer, .msg_namelen = sizeof(peer), .msg_iov = &iov,
-                             .msg_iovlen = 1 };
+        struct msghdr mh = { .msg_name = &peer, .msg_namelen = sizeof(peer), .msg_iov = iov,
+                             .msg_iovlen = niov };
         if (n > seg) {
             mh.msg_control = ctl;
             mh.msg_controllen = sizeof(ctl);
@@ -130,8 +148,14 @@ int main(int argc, char **argv)
     for (int i = client ? 3 : 2; i < argc; i++) {
         if (!strcmp(argv[i], "--seg") && i + 1 < argc)
             seg = strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--hdr") && i + 1 < argc)
+            hdr = strtoul(argv[++i], NULL, 0);
         else
             port = atoi(argv[i]);
+    }
+    if (hdr > sizeof(hdrbuf[0]) || (hdr && hdr >= seg)) {
+        fprintf(stderr, "udp_raw: --hdr must be below --seg and at most %zu\n", sizeof(hdrbuf[0]));
+        return 2;
     }
     buf = malloc(MAX);
     rx = malloc(MAX + 65536);
@@ -159,7 +183,8 @@ int main(int argc, char **argv)
     for (uint64_t b = 65536; b <= MAX; b *= 2)
         sizes[nsizes++] = b;
     if (client) {
-        printf("# udp_raw ping-pong bandwidth, %zu-byte segments (MB/s)\n", seg);
+        printf("# udp_raw ping-pong bandwidth, %zu-byte segments%s (MB/s)\n", seg,
+               hdr ? ", each gathered from a header and a payload piece" : "");
         for (int k = 0; k < nsizes; k++) {
             size_t bytes = sizes[k];
             uint64_t cmd = bytes;

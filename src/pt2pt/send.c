@@ -30,26 +30,12 @@ enum { HDR = sizeof(struct uz_msg_hdr) };
  * packs pieces and pushes them into the receiver's memory). */
 enum { BULK_MIN_RUN_SEND = 4096 };
 
-/* A contiguous eager message this large or larger is not copied into a
- * transport that keeps data until acknowledged (udp): it reads the bytes
- * from the user's buffer instead, and the send completes on the
- * acknowledgement.  Below this, the copy costs less than the ACK the
- * receiver then sends before anything else (udp ping-pong between two
- * namespaces: at 64 KiB copying was ahead, at 128 KiB lending). */
-enum { NET_HOLD_MIN = 128 << 10 };
-
 /* Largest message that goes eagerly to this peer. */
 static inline size_t eager_limit_of(const struct uz_peer *p)
 {
     if (p->path == UZ_PATH_SELF)
         return SIZE_MAX;
     return p->path == UZ_PATH_NET ? uz_config.net_eager_limit : uz_config.eager_limit;
-}
-
-/* Whether an eager message's buffer is lent to the transport (NET_HOLD_MIN). */
-static inline int eager_lends_buffer(const struct uz_peer *p, size_t bytes, int contig)
-{
-    return p->lends_payloads && contig && bytes >= NET_HOLD_MIN;
 }
 
 static inline void fill_hdr(struct uz_msg_hdr *h, uint8_t kind, uint8_t flags, int tag,
@@ -214,17 +200,9 @@ static int step_eager(struct uz_peer *p, uz_request *r)
             hlen += sizeof(ext);
         }
         payload_of(r, 0, r->bytes, &pl);
-        if (!sync && eager_lends_buffer(p, r->bytes, r->contig != NULL))
-            pl.hold = r;
         rc = uz_path_send(p, r->peer_world, rec, hlen, &pl);
         if (rc == -EAGAIN)
             return 0;
-        if (rc == -EINPROGRESS) {
-            uz_request_retain(r);       /* until uz_pt2pt_released() */
-            r->net_held++;
-            uz_send_held++;
-            rc = 0;
-        }
         if (rc)
             return rc;
         r->sent = r->bytes;
@@ -390,8 +368,6 @@ static int step(struct uz_peer *p, uz_request *r)
         sendq_pop(p);
         if (rc > 1)
             send_complete(r, rc);
-        else if (r->net_held)
-            r->phase = UZ_SEND_WAIT_NET;        /* completes in uz_pt2pt_released() */
         else if (r->send_mode == UZ_SEND_SYNC && !r->acked)
             r->phase = UZ_SEND_WAIT_ACK;
         else
@@ -517,8 +493,7 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
      * already-complete one. */
     size_t limit = eager_limit_of(p);
     int contig = uz_dt_is_contig(dt, count) || bytes == 0;
-    if (mode != UZ_SEND_SYNC && bytes <= p->eager_single && bytes <= limit &&
-        !eager_lends_buffer(p, bytes, contig) && !p->sendq_head) {
+    if (mode != UZ_SEND_SYNC && bytes <= p->eager_single && bytes <= limit && !p->sendq_head) {
         struct uz_msg_hdr h;
         struct uz_payload pl = { .len = bytes };
         struct uz_dt_cursor cursor;

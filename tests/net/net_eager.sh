@@ -45,8 +45,9 @@ eager=$(counter "0: eager" "eager") rdv=$(counter "0: eager" "rendezvous")
     fail "limit 100k: rank 0 sent $eager eager and $rdv rendezvous, expected $((4 * per_size + 1)) and $((3 * per_size))"
 echo "limit 100k: $eager eager (0 B to 100 KiB), $rdv rendezvous (above): as configured"
 
-# 2. The default limit: everything here goes eagerly, above NET_HOLD_MIN
-#    from the user's buffer on udp, above the record size in pieces.
+# 2. The default limit: everything here goes eagerly, above the record
+#    size in pieces; on udp sent from the user's buffer (and copied into
+#    the window after the kernel took it).
 run UZURA_UDP_RECORD=256k -- 131072 262144 300000 524288
 eager=$(counter "0: eager" "eager") rdv=$(counter "0: eager" "rendezvous")
 [ "$eager" = $((4 * per_size + 1)) ] && [ "$rdv" = 0 ] || fail "default limit: $eager eager, $rdv rendezvous"
@@ -66,8 +67,10 @@ if [ "$transport" = udp ]; then
         fail "256 KiB rendezvous: rank 0 sent $records records, expected $((2 * per_size + 3)) (RTS + one DATA each)"
     echo "256 KiB rendezvous with 256 KiB records: $records records (RTS and one DATA per message)"
 
-    # 4. Eager from the user's buffer under faults.
-    run UZURA_UDP_MTU=1500 UZURA_UDP_FAULTS=loss=0.1,dup=0.05,reorder=0.2,seed=3 -- 131072 262144 524288
+    # 4. Eager from the user's buffer under faults: what is resent after
+    #    the send completed (and the test overwrote the buffer) must be
+    #    the bytes of the message, from the window.
+    run UZURA_UDP_MTU=1500 UZURA_UDP_FAULTS=loss=0.1,dup=0.05,reorder=0.2,seed=3 -- 3000 65536 131072 262144 524288
     resent=$(counter "0: udp" "resent")
     [ "${resent:-0}" -gt 0 ] || fail "faults: nothing was retransmitted"
     echo "under faults: intact, $resent segments retransmitted"

@@ -7,12 +7,16 @@
  * forgets the record as soon as send() returns 0.  No room for the whole
  * record means -EAGAIN, and the request layer retries later, in order.
  *
- * Rendezvous data and large eager messages need not be copied: the request
- * layer offers to keep the user's buffer untouched until we release it
- * (uz_payload.hold), so a slot then holds only the segment's header and a
- * pointer into that buffer, the send completes when the last segment is
- * acknowledged, and the kernel's copy into its packet is the only one on
- * the sending side.
+ * Rendezvous data need not be copied: the request layer offers to keep
+ * the user's buffer untouched until we release it (uz_payload.hold), so a
+ * slot then holds only the segment's header and a pointer into that
+ * buffer, the send completes when the last segment is acknowledged, and
+ * the kernel's copy into its packet is the only one on the sending side.
+ * Other contiguous records (eager messages) are sent from the user's
+ * buffer the same way but copied into the slots right after, before
+ * send() returns: the copy then overlaps the receiver's work on the data
+ * instead of delaying it, and the send completes without waiting for the
+ * receiver (an ACK that may be slow to come).
  *
  *   S1/S2  transmit every segment from `next` up to base + min(cwnd, N)
  *          without waiting for ACKs, remembering STime.
@@ -219,6 +223,20 @@ static void copy_record(unsigned char *dst, size_t off, size_t n, const void *hd
     }
 }
 
+/* Segments [from, to) that read the user's buffer get its bytes in
+ * their slots, so that the buffer is the user's again. */
+static void copy_lent(struct udp_peer *p, uint32_t from, uint32_t to)
+{
+    for (uint32_t s = from; udp_seq_before(s, to); s++) {
+        uint32_t i = s & (p->nslots - 1);
+        if (p->slot_ref[i]) {
+            memcpy(slot_of(p, s) + sizeof(struct udp_wire), p->slot_ref[i],
+                   p->slot_len[i] - sizeof(struct udp_wire));
+            p->slot_ref[i] = NULL;
+        }
+    }
+}
+
 /* Segments of one offloaded run to p (push_runs). */
 static int run_segments(const struct udp_peer *p)
 {
@@ -249,9 +267,14 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
         p->retries = 0;
         p->rto_ns = udp.conf.rto_ns;
     }
-    /* Held records are read in place from the second segment on (the
-     * first also carries the request-layer header, and is copied). */
-    int held = pl->hold && pl->contig && nseg > 1;
+    /* A contiguous payload is read in place from the second segment on
+     * (the first also carries the request-layer header, and is copied).
+     * Held records stay so until acknowledged.  The others are copied
+     * into the window too, but only after the kernel has taken what it
+     * could send: the receiver is then already at work on it while we
+     * copy, instead of waiting for the copy to finish. */
+    int lent = pl->contig && nseg > 1;
+    int held = lent && pl->hold;
     /* A long record's first run leaves as soon as its slots are ready, so
      * the wire is busy while the rest are filled. */
     uint32_t first_run = udp.conf.gso ? (uint32_t)run_segments(p) : UDP_BATCH;
@@ -271,7 +294,7 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
             w->rec_len = (uint32_t)total;
             w->hdr_len = (uint16_t)hdr_len;
         }
-        if (held && i > 0) {
+        if (lent && i > 0) {
             p->slot_ref[idx] = (const unsigned char *)pl->contig + (off - hdr_len);
         } else {
             p->slot_ref[idx] = NULL;
@@ -289,9 +312,12 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
     }
     p->tail = start + nseg;
     udp.stats.records_sent++;
-    udp.stats.records_in_place += (unsigned)held;
+    udp.stats.records_in_place += (unsigned)lent;
+    udp.stats.records_held += (unsigned)held;
     p->nheld += held;
     udp_window_push(p);
+    if (lent && !held && p->slots)
+        copy_lent(p, start + 1, start + nseg);
     return held ? -EINPROGRESS : 0;
 }
 
