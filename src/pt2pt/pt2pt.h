@@ -29,7 +29,6 @@ struct uz_peer {
     size_t eager_single;                /* payload of one eager record */
     size_t max_record;                  /* header + payload of one record */
     int has_bulk;
-    int lends_payloads;                 /* its transport reads a lent payload (uz_payload.hold) */
     /* Records waiting to go out, in order (sends and control records). */
     uz_request *sendq_head, *sendq_tail;
     int in_flush_list;

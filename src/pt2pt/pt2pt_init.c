@@ -298,7 +298,6 @@ int uz_pt2pt_init(void)
                 p->path = UZ_PATH_NET;
                 p->max_record = rec;
                 p->eager_single = rec - sizeof(struct uz_msg_hdr);
-                p->lends_payloads = uz_net->reads_lent_payloads;
                 uz_net_active = 1;
             }
         }

@@ -60,9 +60,6 @@ struct uz_net_ops {
     int (*pollfds)(struct pollfd *fds, int max, int *timeout_ms);
     /* Bytes of one record the transport accepts at once. */
     size_t (*max_record)(void);
-    /* Whether send() reads a lent payload (uz_payload.hold) later instead
-     * of copying it: the request layer lends only to such a transport. */
-    int reads_lent_payloads;
     /* A peer is dead (the transport gave up on it): MPI error code or 0. */
     int (*peer_error)(int world);
     /* Optional: MPI_Finalize is about to enter its last fence, after which

@@ -283,7 +283,6 @@ const struct uz_net_ops uz_udp_ops = {
     .progress = udp_progress,
     .pollfds = udp_pollfds,
     .max_record = udp_max_record,
-    .reads_lent_payloads = 1,
     .peer_error = udp_peer_error,
     .linger = udp_linger,
     .close = udp_close,
