@@ -23,8 +23,17 @@ exe=$UZ_SCRATCH/hello_uzura
 case $mode in
 hydra)
     for n in 1 2 4; do
-        expect_eq "Hydra -n $n" "$(expected_ranks "$n" " on Uzura")" \
-            "$(timeout 60 "$hydra" -n "$n" "$exe" | sort)"
+        # Hydra's and the ranks' stderr, shown when the output is wrong (a
+        # CI run once saw no output at all at -n 2, and nothing to say why).
+        out=$UZ_SCRATCH/hydra.$n.out err=$UZ_SCRATCH/hydra.$n.err rc=0
+        timeout 60 "$hydra" -n "$n" "$exe" >"$out" 2>"$err" || rc=$?
+        got=$(sort "$out")
+        want=$(expected_ranks "$n" " on Uzura")
+        if [ "$got" != "$want" ]; then
+            echo "Hydra -n $n exited with $rc; its stderr:" >&2
+            cat "$err" >&2
+        fi
+        expect_eq "Hydra -n $n" "$want" "$got"
     done
     ;;
 mpich_lib)
