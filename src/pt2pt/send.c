@@ -488,17 +488,15 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     struct uz_peer *p = &uz_peers[world];
     size_t bytes = (size_t)(count * dt->size);
 
-    /* Fast path: an eager message that fits one record and is copied by
-     * the transport goes out now, without a request (blocking) or with an
-     * already-complete one. */
+    /* Fast path: an eager message that fits one record goes out now,
+     * without a request (blocking) or with an already-complete one. */
     size_t limit = eager_limit_of(p);
-    int contig = uz_dt_is_contig(dt, count) || bytes == 0;
     if (mode != UZ_SEND_SYNC && bytes <= p->eager_single && bytes <= limit && !p->sendq_head) {
         struct uz_msg_hdr h;
         struct uz_payload pl = { .len = bytes };
         struct uz_dt_cursor cursor;
         fill_hdr(&h, UZ_MSG_EAGER, 0, tag, context_id, comm->rank);
-        if (contig) {
+        if (uz_dt_is_contig(dt, count) || bytes == 0) {
             pl.contig = (const unsigned char *)buf + dt->true_lb;
         } else {
             uz_dt_cursor_init(&cursor, buf, count, dt);

@@ -587,14 +587,9 @@ static void unhold_slow(struct udp_peer *p, long now)
             upto = s + 1;
     if (upto == p->base)
         return;
-    for (uint32_t s = p->base; udp_seq_before(s, upto); s++) {
-        uint32_t i = s & (p->nslots - 1);
-        if (p->slot_ref[i])
-            memcpy(slot_of(p, s) + sizeof(struct udp_wire), p->slot_ref[i],
-                   p->slot_len[i] - sizeof(struct udp_wire));
-    }
+    copy_lent(p, p->base, upto);
     udp.stats.unheld++;
-    release_held(p, p->base, upto, 0);  /* also forgets the references */
+    release_held(p, p->base, upto, 0);
 }
 
 void udp_window_on_timer(struct udp_peer *p, long now)
