@@ -66,6 +66,7 @@ struct udp_peer {
     int nheld;                  /* held records in the window */
     void **releasing;           /* nslots / 2: owners being released (release_held) */
     long *stime;                /* STime(r, i) */
+    long last_tx_ns;            /* when the kernel last returned from sending to it */
     uint32_t cwnd;              /* segments allowed in flight now (≤ nslots) */
     int stopped;                /* a STOP is in force */
     uint32_t fc_seen;           /* latest STOP/GO generation received (echoed back) */

@@ -405,6 +405,10 @@ static int push_runs(struct udp_peer *p, uint32_t end, long now)
         udp.stats.bytes_sent += bytes;
         udp.stats.data_sent += (unsigned)n;
         p->next += (uint32_t)n;
+        /* A run takes the kernel tens of microseconds: the next one is
+         * stamped with its own time, and hold_ns counts from the end. */
+        now = udp_now();
+        p->last_tx_ns = now;
     }
     return 0;
 }
@@ -426,6 +430,8 @@ static void push_datagrams(struct udp_peer *p, uint32_t end, long now)
             udp.stats.bytes_sent += p->slot_len[(p->next + (uint32_t)i) & (p->nslots - 1)] - sizeof(struct udp_wire);
         udp.stats.data_sent += (unsigned)sent;
         p->next += (uint32_t)sent;
+        now = udp_now();
+        p->last_tx_ns = now;
         if (sent < n) {
             txq_add(p);         /* the socket is full: again from progress */
             return;
@@ -576,7 +582,7 @@ static void unhold_slow(struct udp_peer *p, long now)
 {
     if (p->next == p->base)
         return;                         /* held segments not transmitted yet */
-    long due = p->stime[(p->next - 1) & (p->nslots - 1)] + udp.conf.hold_ns;
+    long due = p->last_tx_ns + udp.conf.hold_ns;
     if (now < due) {
         udp_timer_arm(due);
         return;
