@@ -110,6 +110,7 @@ typedef struct MPI_ABI_Request {
     uint8_t bulk_kind;          /* what was offered (enum uz_rts_bulk) */
     uint8_t acked;              /* synchronous send: the receiver matched it */
     uint8_t cancel_sent;        /* MPI_Cancel asked the receiver */
+    uint8_t lend_eager;         /* a network transport may read eager pieces from the buffer */
     int net_held;               /* DATA records a network transport sends from our buffer */
     int net_error;              /* the first error one of them reported */
 

@@ -30,12 +30,31 @@ enum { HDR = sizeof(struct uz_msg_hdr) };
  * packs pieces and pushes them into the receiver's memory). */
 enum { BULK_MIN_RUN_SEND = 4096 };
 
+/* Smallest nonblocking eager send whose buffer a network transport may
+ * keep reading until the receiver acknowledges it (see lends_eager). */
+enum { NET_LEND_MIN = 16384 };
+
 /* Largest message that goes eagerly to this peer. */
 static inline size_t eager_limit_of(const struct uz_peer *p)
 {
     if (p->path == UZ_PATH_SELF)
         return SIZE_MAX;
     return p->path == UZ_PATH_NET ? uz_config.net_eager_limit : uz_config.eager_limit;
+}
+
+/*
+ * Does a nonblocking eager send lend its buffer to the network?  udp must
+ * keep every byte until the receiver acknowledges it.  A blocking send
+ * copies them right after the kernel took them (the copy overlaps the
+ * receiver's work, and the caller gets its buffer back at once); a
+ * nonblocking one can instead complete on the ACK, which saves that copy
+ * where it costs most: a sender streaming a window of messages, whose
+ * core is the bottleneck.  (A synchronous send keeps its own ACK path.)
+ */
+static inline int lends_eager(const struct uz_peer *p, int nonblocking, enum uz_send_mode mode,
+                              size_t bytes)
+{
+    return nonblocking && p->path == UZ_PATH_NET && mode != UZ_SEND_SYNC && bytes >= NET_LEND_MIN;
 }
 
 static inline void fill_hdr(struct uz_msg_hdr *h, uint8_t kind, uint8_t flags, int tag,
@@ -72,6 +91,7 @@ static inline void payload_of(uz_request *r, size_t offset, size_t len, struct u
 {
     pl->len = len;
     pl->hold = NULL;
+    pl->hold_briefly = 0;
     if (r->contig) {
         pl->contig = r->contig + offset;
         pl->pack = NULL;
@@ -179,6 +199,18 @@ int uz_send_control(int world, const void *rec, size_t len)
 
 /* ------------------------------------------------------- the send steps */
 
+/* A record the transport took with -EINPROGRESS reads our buffer until
+ * uz_pt2pt_released(): the request stays until then. */
+static inline int held_by_net(uz_request *r, int rc)
+{
+    if (rc != -EINPROGRESS)
+        return rc;
+    uz_request_retain(r);
+    r->net_held++;
+    uz_send_held++;
+    return 0;
+}
+
 /* Inject as many eager pieces as fit.  Returns 1 when all are out, 0 when
  * the transport is full, or an MPI error code (> 1). */
 static int step_eager(struct uz_peer *p, uz_request *r)
@@ -200,7 +232,11 @@ static int step_eager(struct uz_peer *p, uz_request *r)
             hlen += sizeof(ext);
         }
         payload_of(r, 0, r->bytes, &pl);
-        rc = uz_path_send(p, r->peer_world, rec, hlen, &pl);
+        if (r->lend_eager) {
+            pl.hold = r;
+            pl.hold_briefly = 1;
+        }
+        rc = held_by_net(r, uz_path_send(p, r->peer_world, rec, hlen, &pl));
         if (rc == -EAGAIN)
             return 0;
         if (rc)
@@ -222,7 +258,11 @@ static int step_eager(struct uz_peer *p, uz_request *r)
         room = p->max_record - hlen;
         size_t piece = r->bytes - r->sent < room ? r->bytes - r->sent : room;
         payload_of(r, r->sent, piece, &pl);
-        rc = uz_path_send(p, r->peer_world, rec, hlen, &pl);
+        if (r->lend_eager) {
+            pl.hold = r;
+            pl.hold_briefly = 1;
+        }
+        rc = held_by_net(r, uz_path_send(p, r->peer_world, rec, hlen, &pl));
         if (rc == -EAGAIN)
             return 0;
         if (rc)
@@ -328,15 +368,9 @@ static int step_data(struct uz_peer *p, uz_request *r)
          * them for retransmission may read them from here instead. */
         if (r->contig)
             pl.hold = r;
-        int rc = uz_path_send(p, r->peer_world, rec, sizeof(rec), &pl);
+        int rc = held_by_net(r, uz_path_send(p, r->peer_world, rec, sizeof(rec), &pl));
         if (rc == -EAGAIN)
             return 0;
-        if (rc == -EINPROGRESS) {
-            uz_request_retain(r);       /* until uz_pt2pt_released() */
-            r->net_held++;
-            uz_send_held++;
-            rc = 0;
-        }
         if (rc)
             return rc;
         r->sent += piece;
@@ -366,7 +400,11 @@ static int step(struct uz_peer *p, uz_request *r)
         if (rc == 0)
             return 0;
         sendq_pop(p);
-        if (rc > 1)
+        if (r->net_held) {                      /* a lent eager send (never synchronous) */
+            if (rc > 1 && !r->net_error)
+                r->net_error = rc;
+            r->phase = UZ_SEND_WAIT_NET;        /* completes in uz_pt2pt_released() */
+        } else if (rc > 1)
             send_complete(r, rc);
         else if (r->send_mode == UZ_SEND_SYNC && !r->acked)
             r->phase = UZ_SEND_WAIT_ACK;
@@ -491,7 +529,8 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     /* Fast path: an eager message that fits one record goes out now,
      * without a request (blocking) or with an already-complete one. */
     size_t limit = eager_limit_of(p);
-    if (mode != UZ_SEND_SYNC && bytes <= p->eager_single && bytes <= limit && !p->sendq_head) {
+    int lend = lends_eager(p, out != NULL, mode, bytes) && uz_dt_is_contig(dt, count);
+    if (mode != UZ_SEND_SYNC && bytes <= p->eager_single && bytes <= limit && !p->sendq_head && !lend) {
         struct uz_msg_hdr h;
         struct uz_payload pl = { .len = bytes };
         struct uz_dt_cursor cursor;
@@ -536,6 +575,7 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     if (mode == UZ_SEND_SYNC || !eager)
         r->cookie = uz_cookie_issue(r);
     r->phase = eager ? UZ_SEND_EAGER : UZ_SEND_RTS;
+    r->lend_eager = (uint8_t)(eager && lend);
     if (eager)
         uz_pt2pt_stats.eager_sent++;
     else

@@ -39,7 +39,10 @@ typedef int (*uz_payload_iov_fn)(void *ctx, struct iovec *iov, int max, size_t m
  * after send() returns instead of copying it: it then returns -EINPROGRESS
  * and later calls uz_pt2pt_released(hold, error) (pt2pt/path.h) once it
  * needs the bytes no more.  A transport that must keep a copy anyway for
- * retransmission (udp) saves that copy this way; others ignore it. */
+ * retransmission (udp) saves that copy this way; others ignore it.
+ * `hold_briefly` says the owner wants its buffer back soon (an eager send
+ * someone waits for): the transport copies the bytes whenever it has
+ * nothing else to do rather than wait for the peer's acknowledgement. */
 struct uz_payload {
     const void *contig;
     uz_pack_fn pack;
@@ -47,6 +50,7 @@ struct uz_payload {
     uz_payload_iov_fn iov;          /* optional: same bytes as runs, same ctx */
     size_t len;
     void *hold;                     /* owner to release, or NULL: copy before returning */
+    int hold_briefly;               /* with hold: rather copy when idle than wait long for the peer */
 };
 
 /* Called by a transport for every arriving message record, in order per

@@ -16,6 +16,12 @@
  * after it, and must be resent from the transport's copy — rank 1 checks
  * every byte of every message.
  *
+ * Some rounds use MPI_Isend + MPI_Wait from a buffer of their own, freed
+ * right after the wait: a nonblocking eager send lends its buffer to udp
+ * until the ACK or until the sender, idle in MPI_Wait, copies it, so a
+ * byte read from it after the wait (a retransmission, under faults) would
+ * be a use after free (caught by ASan) or garbage (caught by rank 1).
+ *
  *   udp_send_done [PAUSE_SECONDS]
  */
 #include <mpi.h>
@@ -24,9 +30,11 @@
 #include <string.h>
 #include <time.h>
 
-enum { ROUNDS = 4 };
+enum { ROUNDS = 8 };
 
-static const size_t sizes[ROUNDS] = { 200000, 1 << 20, 3 << 20, 777777 };
+/* Eager (up to 512 KiB between hosts) and rendezvous, blocking and not. */
+static const size_t sizes[ROUNDS] = { 200000, 1 << 20, 3 << 20, 777777, 65536, 300000, 1 << 20, 20000 };
+static const int nonblocking[ROUNDS] = { 0, 0, 0, 0, 1, 1, 1, 1 };
 
 static unsigned char pattern(size_t i, int round)
 {
@@ -58,15 +66,25 @@ int main(int argc, char **argv)
         size_t n = sizes[round];
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0) {
+            unsigned char *from = nonblocking[round] ? malloc(n) : buf;
             for (size_t i = 0; i < n; i++)
-                buf[i] = pattern(i, round);
+                from[i] = pattern(i, round);
             double t0 = MPI_Wtime();
-            MPI_Send(buf, (int)n, MPI_BYTE, 1, round, MPI_COMM_WORLD);
+            if (nonblocking[round]) {
+                MPI_Request req;
+                MPI_Isend(from, (int)n, MPI_BYTE, 1, round, MPI_COMM_WORLD, &req);
+                MPI_Wait(&req, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Send(from, (int)n, MPI_BYTE, 1, round, MPI_COMM_WORLD);
+            }
             double took = MPI_Wtime() - t0;
-            memset(buf, 0xEE, n);       /* the buffer is ours again */
+            memset(from, 0xEE, n);      /* the buffer is ours again */
+            if (from != buf)
+                free(from);
             if (took > pause / 2) {
-                fprintf(stderr, "udp_send_done: round %d: MPI_Send of %zu bytes took %.3f s while the receiver "
-                        "paused %.1f s outside MPI\n", round, n, took, pause);
+                fprintf(stderr, "udp_send_done: round %d: %s of %zu bytes took %.3f s while the receiver "
+                        "paused %.1f s outside MPI\n", round, nonblocking[round] ? "MPI_Isend + MPI_Wait" : "MPI_Send",
+                        n, took, pause);
                 failures++;
             }
         } else {

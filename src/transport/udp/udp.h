@@ -64,6 +64,8 @@ struct udp_peer {
     const unsigned char **slot_ref; /* payload read from the user's buffer, or NULL: in the slot */
     void **slot_hold;           /* on a held record's last segment: whom to release on its ACK */
     int nheld;                  /* held records in the window */
+    unsigned char *slot_brief;  /* segments of records held briefly (copied when idle) */
+    int nbrief;                 /* such records in the window */
     void **releasing;           /* nslots / 2: owners being released (release_held) */
     long *stime;                /* STime(r, i) */
     long last_tx_ns;            /* when the kernel last returned from sending to it */
@@ -150,6 +152,7 @@ struct udp_state {
     struct udp_peer **live;             /* the created ones, for timers */
     int nlive;
     struct udp_peer *txq;               /* peers with segments to transmit */
+    int nbrief;                         /* records held briefly, all peers */
     int (*read_card)(int world, struct uz_net_peer_card *card);
     size_t lo_mtu, if_mtu;              /* MTU of the paths to same-host and other-host peers */
     unsigned char *rxbuf;               /* UDP_BATCH receive buffers */
@@ -169,7 +172,7 @@ struct udp_state {
         unsigned long records_held;
         unsigned long acks_sent, lost_sent, lost_recv, stop_sent, go_sent, stop_recv, go_recv;
         unsigned long timeouts, out_of_order, duplicates, discarded, pings;
-        unsigned long icmp_errors, send_eagain, dropped_after_finalize, unheld;
+        unsigned long icmp_errors, send_eagain, dropped_after_finalize, unheld, copied_idle;
         unsigned long fault_lost, fault_dup, fault_reordered;
     } stats;
 };
@@ -183,6 +186,7 @@ struct udp_peer *udp_peer_get(int world);
 int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const struct uz_payload *pl);
 void udp_window_push(struct udp_peer *p);
 void udp_window_push_all(void);
+int udp_window_copy_when_idle(void);
 void udp_window_on_header(struct udp_peer *p, const struct udp_wire *w, long now);
 void udp_window_on_timer(struct udp_peer *p, long now);
 /* Drop the window; records still held are released with `error`. */

@@ -158,6 +158,8 @@ static int udp_progress(uz_recv_handler handler)
 {
     udp.handler = handler;
     int work = udp_recv_poll();
+    if (!work && udp.nbrief)
+        work = udp_window_copy_when_idle();
     long now = udp_now();
     udp_timer_run(now);
     if (udp.txq)
@@ -240,14 +242,14 @@ static void print_stats(void)
             "held until acknowledged %lu) received %lu (%lu bytes); "
             "acks/controls sent %lu; LOST sent %lu received %lu; STOP sent %lu received %lu; "
             "GO sent %lu received %lu; timeouts %lu; out-of-order %lu; duplicates %lu; probes %lu; "
-            "window full %lu; sends copied for a slow ACK %lu; rejected %lu; malformed %lu; dropped after finalize %lu; "
+            "window full %lu; sends copied for a slow ACK %lu, when idle %lu; rejected %lu; malformed %lu; dropped after finalize %lu; "
             "injected loss %lu dup %lu reorder %lu\n",
             udp.world_rank, udp.stats.data_sent, udp.stats.data_resent, udp.stats.bytes_sent, udp.stats.records_sent, udp.stats.records_in_place,
             udp.stats.records_held,
             udp.stats.data_recv, udp.stats.bytes_recv, udp.stats.acks_sent, udp.stats.lost_sent,
             udp.stats.lost_recv, udp.stats.stop_sent, udp.stats.stop_recv, udp.stats.go_sent,
             udp.stats.go_recv, udp.stats.timeouts, udp.stats.out_of_order, udp.stats.duplicates,
-            udp.stats.pings, udp.stats.send_eagain, udp.stats.unheld, uz_net_stats.rejected_datagrams,
+            udp.stats.pings, udp.stats.send_eagain, udp.stats.unheld, udp.stats.copied_idle, uz_net_stats.rejected_datagrams,
             uz_net_stats.malformed, udp.stats.dropped_after_finalize, udp.stats.fault_lost,
             udp.stats.fault_dup, udp.stats.fault_reordered);
 }

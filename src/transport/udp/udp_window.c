@@ -132,9 +132,11 @@ static int alloc_window(struct udp_peer *p)
     p->slot_len = calloc(n, sizeof(*p->slot_len));
     p->slot_ref = calloc(n, sizeof(*p->slot_ref));
     p->slot_hold = calloc(n, sizeof(*p->slot_hold));
+    p->slot_brief = calloc(n, sizeof(*p->slot_brief));
     p->releasing = calloc(n / 2, sizeof(*p->releasing));    /* a held record has ≥ 2 segments */
     p->stime = calloc(n, sizeof(*p->stime));
-    if (!p->slots || !p->slot_len || !p->slot_ref || !p->slot_hold || !p->releasing || !p->stime) {
+    if (!p->slots || !p->slot_len || !p->slot_ref || !p->slot_hold || !p->slot_brief || !p->releasing ||
+        !p->stime) {
         udp_window_free(p, 0);
         return uz_err_make(MPI_ERR_NO_MEM, "udp: out of memory for a %u-segment window to rank %d",
                            n, p->world);
@@ -158,7 +160,10 @@ static void release_held(struct udp_peer *p, uint32_t from, uint32_t to, int err
             p->releasing[n++] = p->slot_hold[i];
             p->slot_hold[i] = NULL;
             p->nheld--;
+            p->nbrief -= p->slot_brief[i];
+            udp.nbrief -= p->slot_brief[i];
         }
+        p->slot_brief[i] = 0;
     }
     for (int k = 0; k < n; k++)
         uz_pt2pt_released(p->releasing[k], error);
@@ -174,16 +179,20 @@ void udp_window_free(struct udp_peer *p, int error)
     free(p->slot_len);
     free(p->slot_ref);
     free(p->slot_hold);
+    free(p->slot_brief);
     free(p->releasing);
     free(p->stime);
     p->slots = NULL;
     p->slot_len = NULL;
     p->slot_ref = NULL;
     p->slot_hold = NULL;
+    p->slot_brief = NULL;
     p->releasing = NULL;
     p->stime = NULL;
     p->nslots = 0;
     p->nheld = 0;
+    udp.nbrief -= p->nbrief;
+    p->nbrief = 0;
     p->base = p->next = p->tail;
 }
 
@@ -301,7 +310,11 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
             copy_record(slot + sizeof(*w), off, n, hdr, hdr_len, pl);
         }
         p->slot_hold[idx] = held && i == nseg - 1 ? pl->hold : NULL;
-        if (p->slot_hold[idx])
+        p->slot_brief[idx] = (unsigned char)(held && pl->hold_briefly);
+        /* A record held until its ACK asks for the ACK at once; one held
+         * briefly is copied when we are idle, and its ACK may ride on the
+         * receiver's next packet, as for a copied record. */
+        if (p->slot_hold[idx] && !pl->hold_briefly)
             w->xflags = UDP_X_ACK_REQ;
         p->slot_len[idx] = (uint32_t)(sizeof(*w) + n);
         off += n;
@@ -315,10 +328,68 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
     udp.stats.records_in_place += (unsigned)lent;
     udp.stats.records_held += (unsigned)held;
     p->nheld += held;
+    if (held && pl->hold_briefly) {
+        p->nbrief++;
+        udp.nbrief++;
+    }
     udp_window_push(p);
     if (lent && !held && p->slots)
         copy_lent(p, start + 1, start + nseg);
     return held ? -EINPROGRESS : 0;
+}
+
+/*
+ * Records held briefly (an eager send someone waits for: the request
+ * layer's hold_briefly) need not wait for their ACK when we have nothing
+ * else to do: their bytes are copied into the slots a few segments at a
+ * time, oldest first, and each record is released once it is all copied.
+ * A sender streaming a window of messages is rarely idle and saves the
+ * copy, as the receiver's ACKs release its records first; one that sends
+ * and waits copies while the receiver works on the data, as a blocking
+ * send does at once.  Returns the segments copied.
+ */
+enum { IDLE_COPY_SEGS = 16 };   /* ~23 KB at MTU 1500: a short delay to an ACK that comes meanwhile */
+
+static int copy_brief(struct udp_peer *p, int budget)
+{
+    int copied = 0;
+    for (uint32_t s = p->base; udp_seq_before(s, p->tail) && p->nbrief; s++) {
+        uint32_t i = s & (p->nslots - 1);
+        if (!p->slot_brief[i])
+            continue;
+        if (p->slot_ref[i]) {
+            if (copied == budget)
+                break;
+            copy_lent(p, s, s + 1);
+            copied++;
+        }
+        if (p->slot_hold[i]) {          /* the record's last segment: all copied */
+            void *owner = p->slot_hold[i];
+            p->slot_hold[i] = NULL;
+            p->slot_brief[i] = 0;
+            p->nheld--;
+            p->nbrief--;
+            udp.nbrief--;
+            udp.stats.copied_idle++;
+            uz_pt2pt_released(owner, 0);
+            if (!p->slots)
+                break;                  /* the completion closed the window */
+        } else {
+            p->slot_brief[i] = 0;
+        }
+    }
+    return copied;
+}
+
+int udp_window_copy_when_idle(void)
+{
+    int copied = 0;
+    for (int k = 0; k < udp.nlive && udp.nbrief && copied < IDLE_COPY_SEGS; k++) {
+        struct udp_peer *p = udp.live[k];
+        if (p->nbrief && p->slots && !p->dead)
+            copied += copy_brief(p, IDLE_COPY_SEGS - copied);
+    }
+    return copied;
 }
 
 /* ----------------------------------------------------- S1/S2: transmitting */
