@@ -15,11 +15,15 @@
 #
 #   bench/udp_bench.sh BUILD_DIR [MTU]
 #
+# Bandwidth is measured two ways: ping-pong (bytes / one-way time, one
+# message in flight) and streaming (64 messages in flight, then a short
+# reply: bench/p2p.c rate, tcp_raw's stream table; the pattern of osu_bw).
+#
 # ROUNDS (default 3) rounds, each running every contender once in turn, so
 # that a change of load on the machine hits all of them alike; each cell
 # is the best over the rounds (lowest latency, highest bandwidth).
-# LAT_RANGE / BW_RANGE ("min max" bytes) narrow the sweeps.  Prints a
-# summary table and the ratios the issue asks about.  Needs root.
+# LAT_RANGE / BW_RANGE / STREAM_RANGE ("min max" bytes) narrow the sweeps.
+# Prints summary tables and the ratios the issue asks about.  Needs root.
 set -u
 build=${1:?usage: udp_bench.sh BUILD_DIR [MTU]}
 mtu=${2:-1500}
@@ -35,22 +39,28 @@ UZURA_NETNS_HOLDER=$$ $netns up 2 "$mtu" || exit $?
 cc -O2 -o "$out/tcp_raw" "$here/tcp_raw.c" || exit 1
 cc -O2 -o "$out/udp_raw" "$here/udp_raw.c" || exit 1
 
-uzura() {  # NAME ROUND ENV... : both modes into $out/NAME.ROUND.{lat,bw}
-    local name=$1 round=$2
+uzura() {  # NAME ROUND [--no-stream] ENV... : the modes into $out/NAME.ROUND.{lat,bw,st}
+    local name=$1 round=$2 stream=1
     shift 2
+    [ "${1:-}" = --no-stream ] && { stream=0; shift; }
     env "$@" "$mpiexec" --launcher-exec 'ip netns exec' -hosts uzh0,uzh1 -ppn 1 -n 2 --timeout 600 \
         "$p2p" latency ${LAT_RANGE:-1 65536} 2>/dev/null | grep -v '^#' >"$out/$name.$round.lat"
     env "$@" "$mpiexec" --launcher-exec 'ip netns exec' -hosts uzh0,uzh1 -ppn 1 -n 2 --timeout 600 \
         "$p2p" bw ${BW_RANGE:-1024 16777216} 2>/dev/null | grep -v '^#' >"$out/$name.$round.bw"
+    [ $stream = 1 ] || return 0
+    # p2p rate prints messages per second; bytes times that is MB/s.
+    env "$@" "$mpiexec" --launcher-exec 'ip netns exec' -hosts uzh0,uzh1 -ppn 1 -n 2 --timeout 600 \
+        "$p2p" rate ${STREAM_RANGE:-65536 1048576} 2>/dev/null |
+        awk '!/^#/ { printf "%s %.3f\n", $1, $1 * $2 / 1e6 }' >"$out/$name.$round.st"
 }
 
-kernel_tcp() {  # NAME ROUND [--spin]: tcp_raw's latency and bw tables
+kernel_tcp() {  # NAME ROUND [--spin]: tcp_raw's latency, bw and stream tables
     ip netns exec uzh1 "$out/tcp_raw" server >/dev/null 2>&1 &
     ip netns exec uzh0 "$out/tcp_raw" client 10.77.0.2 ${3:-} >"$out/k.txt" 2>&1
     wait
     awk '/^# kernel TCP latency/ { m = "lat"; next } /^# kernel TCP bw/ { m = "bw"; next }
-         /^#/ { m = ""; next } m == "lat" { print > "'"$out/$1.$2.lat"'" }
-         m == "bw" { print > "'"$out/$1.$2.bw"'" }' "$out/k.txt"
+         /^# kernel TCP stream/ { m = "st"; next }
+         /^#/ { m = ""; next } m != "" { print > ("'"$out/$1.$2."'" m) }' "$out/k.txt"
 }
 
 kernel_udp() {  # ROUND: udp_raw's bw table, segments of one MTU
@@ -65,13 +75,13 @@ kernel_udp() {  # ROUND: udp_raw's bw table, segments of one MTU
 for round in $(seq "$rounds"); do
     uzura tcp "$round" UZURA_NET=tcp
     uzura udp "$round" UZURA_NET=udp
-    uzura ether "$round" UZURA_NET=udp UZURA_UDP_ETHER=1
+    uzura ether "$round" --no-stream UZURA_NET=udp UZURA_UDP_ETHER=1
     kernel_tcp ktcp "$round"
     kernel_tcp ktcpspin "$round" --spin
     kernel_udp "$round"
 done
 
-best() {  # NAME KIND(lat|bw) BYTES: best value over the rounds
+best() {  # NAME KIND(lat|bw|st) BYTES: best value over the rounds
     cat "$out/$1".*."$2" 2>/dev/null | awk -v b="$3" -v k="$2" '
         $1 == b { v = $2 + 0; if (!n++ || (k == "lat" ? v < r : v > r)) r = v }
         END { if (n) printf "%.1f", r; else printf "-" }'
@@ -97,4 +107,25 @@ for b in 65536 131072 262144 524288 1048576 4194304 16777216; do
     awk -v b=$b -v u="$u" -v t="$t" -v s="$s" -v k="$k" 'BEGIN {
         printf "  %8d B: udp %s, kernel TCP %s (%.2fx), polling %s (%.2fx), kernel UDP %s (%.2fx)\n", b, u, t,
                (t > 0 ? u / t : 0), s, (s > 0 ? u / s : 0), k, (k > 0 ? u / k : 0) }'
+done
+echo
+echo "Streaming bandwidth (MB/s), 64 messages in flight, then a short reply:"
+echo
+echo "| MTU $mtu | 64 KiB | 256 KiB | 1 MiB |"
+echo "|---|---|---|---|"
+for n in tcp udp ktcp ktcpspin; do
+    case $n in
+    ktcp) label="kernel TCP (tcp_raw)" ;;
+    ktcpspin) label="kernel TCP, polling reads (tcp_raw --spin)" ;;
+    *) label="Uzura $n" ;;
+    esac
+    echo "| $label | $(best $n st 65536) | $(best $n st 262144) | $(best $n st 1048576) |"
+done
+echo
+echo "udp streaming bandwidth against kernel TCP (blocking reads; polling reads):"
+for b in 65536 131072 262144 524288 1048576; do
+    u=$(best udp st $b) t=$(best ktcp st $b) s=$(best ktcpspin st $b)
+    awk -v b=$b -v u="$u" -v t="$t" -v s="$s" 'BEGIN {
+        printf "  %8d B: udp %s, kernel TCP %s (%.2fx), polling %s (%.2fx)\n", b, u, t,
+               (t > 0 ? u / t : 0), s, (s > 0 ? u / s : 0) }'
 done
