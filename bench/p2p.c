@@ -1,9 +1,10 @@
 /*
  * p2p.c — point-to-point benchmarks between ranks 0 and 1: ping-pong
- * latency, ping-pong bandwidth, bidirectional bandwidth and message rate.
+ * latency, ping-pong bandwidth (with MPI_Send, or MPI_Isend + MPI_Wait:
+ * ibw), bidirectional bandwidth and message rate.
  * Plain MPI, so the same source builds with any implementation's mpicc.
  *
- *   p2p latency|bw|bibw|rate [min_bytes max_bytes] [--dtype vector] [--seconds S]
+ *   p2p latency|bw|ibw|bibw|rate [min_bytes max_bytes] [--dtype vector] [--seconds S]
  *
  * Prints "bytes value" lines: one-way latency in microseconds, bandwidth
  * in MB/s (10^6 bytes per second), or messages per second.  Each point is
@@ -54,7 +55,20 @@ static void free_type(MPI_Datatype t)
         MPI_Type_free(&t);
 }
 
-static double pingpong(size_t bytes, int iters)
+/* A ping-pong's send: MPI_Send, or MPI_Isend + MPI_Wait (ibw), which an
+ * implementation may complete differently. */
+static void send(int count, MPI_Datatype type, int to, int nonblocking)
+{
+    if (!nonblocking) {
+        MPI_Send(sbuf, count, type, to, 1, MPI_COMM_WORLD);
+        return;
+    }
+    MPI_Request req;
+    MPI_Isend(sbuf, count, type, to, 1, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+static double pingpong(size_t bytes, int iters, int nonblocking)
 {
     int scount;
     MPI_Datatype st = send_type(bytes, &scount);
@@ -62,11 +76,11 @@ static double pingpong(size_t bytes, int iters)
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
         if (rank == 0) {
-            MPI_Send(sbuf, scount, st, 1, 1, MPI_COMM_WORLD);
+            send(scount, st, 1, nonblocking);
             MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else if (rank == 1) {
             MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(sbuf, scount, st, 0, 1, MPI_COMM_WORLD);
+            send(scount, st, 0, nonblocking);
         }
     }
     double t = (MPI_Wtime() - t0) / (2.0 * iters);
@@ -136,17 +150,17 @@ int main(int argc, char **argv)
         printf("# %s %s\n", mode, use_vector ? "(vector send type)" : "");
     for (size_t bytes = lo; bytes <= hi; bytes = bytes ? bytes * 2 : 1) {
         double best = 0, sum = 0;
-        int it = strcmp(mode, "latency") == 0 || strcmp(mode, "bw") == 0 ? iterations(bytes, 10000)
-                                                                          : iterations(bytes * WINDOW, 200);
+        int pp = strcmp(mode, "latency") == 0 || strcmp(mode, "bw") == 0 || strcmp(mode, "ibw") == 0;
+        int it = pp ? iterations(bytes, 10000) : iterations(bytes * WINDOW, 200);
         double until = MPI_Wtime() + seconds;
         int rep, more = 1;
         for (rep = 0; rep < REPS || more; rep++) {
             double v = 0;
             if (strcmp(mode, "latency") == 0) {
-                v = pingpong(bytes, it) * 1e6;
+                v = pingpong(bytes, it, 0) * 1e6;
                 best = rep == 0 || v < best ? v : best;
-            } else if (strcmp(mode, "bw") == 0) {
-                v = bytes / pingpong(bytes, it) / 1e6;
+            } else if (strcmp(mode, "bw") == 0 || strcmp(mode, "ibw") == 0) {
+                v = bytes / pingpong(bytes, it, mode[0] == 'i') / 1e6;
                 best = v > best ? v : best;
             } else if (strcmp(mode, "bibw") == 0) {
                 v = 2.0 * bytes * WINDOW * it / stream(bytes, it, 1) / 1e6;
@@ -156,7 +170,7 @@ int main(int argc, char **argv)
                 best = v > best ? v : best;
             } else {
                 if (rank == 0)
-                    fprintf(stderr, "p2p: unknown mode %s (latency, bw, bibw, rate)\n", mode);
+                    fprintf(stderr, "p2p: unknown mode %s (latency, bw, ibw, bibw, rate)\n", mode);
                 MPI_Abort(MPI_COMM_WORLD, 2);
             }
             sum += v;
