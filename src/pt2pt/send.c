@@ -54,7 +54,8 @@ static inline size_t eager_limit_of(const struct uz_peer *p)
 static inline int lends_eager(const struct uz_peer *p, int nonblocking, enum uz_send_mode mode,
                               size_t bytes)
 {
-    return nonblocking && p->path == UZ_PATH_NET && mode != UZ_SEND_SYNC && bytes >= NET_LEND_MIN;
+    return nonblocking && p->path == UZ_PATH_NET && uz_net->keeps_sent_bytes && mode != UZ_SEND_SYNC &&
+           bytes >= NET_LEND_MIN;
 }
 
 static inline void fill_hdr(struct uz_msg_hdr *h, uint8_t kind, uint8_t flags, int tag,

@@ -46,6 +46,11 @@ struct uz_net_peer_card {
 
 struct uz_net_ops {
     const char *name;                   /* "tcp", "udp": the card key and UZURA_NET value */
+    /* Keeps what it sent until the peer acknowledges it (udp), so that a
+     * sender lending it the buffer (uz_payload.hold) saves a copy; a
+     * transport that hands bytes to the kernel and forgets them (tcp)
+     * gains nothing from a loan. */
+    int keeps_sent_bytes;
     /* Open the endpoint; write this rank's card value (no spaces, no ';'). */
     int (*open)(const struct uz_net_setup *setup, char *card, size_t cardlen);
     /* Give the transport a way to read a peer's card when it first needs it. */

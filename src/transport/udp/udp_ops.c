@@ -279,6 +279,7 @@ static void udp_close(void)
 
 const struct uz_net_ops uz_udp_ops = {
     .name = "udp",
+    .keeps_sent_bytes = 1,
     .open = udp_open,
     .set_card_reader = udp_set_card_reader,
     .send = udp_send,
