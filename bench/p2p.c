@@ -57,7 +57,7 @@ static void free_type(MPI_Datatype t)
 
 /* A ping-pong's send: MPI_Send, or MPI_Isend + MPI_Wait (ibw), which an
  * implementation may complete differently. */
-static void send(int count, MPI_Datatype type, int to, int nonblocking)
+static void pingpong_send(int count, MPI_Datatype type, int to, int nonblocking)
 {
     if (!nonblocking) {
         MPI_Send(sbuf, count, type, to, 1, MPI_COMM_WORLD);
@@ -76,11 +76,11 @@ static double pingpong(size_t bytes, int iters, int nonblocking)
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
         if (rank == 0) {
-            send(scount, st, 1, nonblocking);
+            pingpong_send(scount, st, 1, nonblocking);
             MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else if (rank == 1) {
             MPI_Recv(rbuf, (int)bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            send(scount, st, 0, nonblocking);
+            pingpong_send(scount, st, 0, nonblocking);
         }
     }
     double t = (MPI_Wtime() - t0) / (2.0 * iters);

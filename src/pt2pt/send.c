@@ -91,8 +91,8 @@ static void pack_at_offset(void *cursor, size_t offset, void *dst, size_t len)
 static inline void payload_of(uz_request *r, size_t offset, size_t len, struct uz_payload *pl)
 {
     pl->len = len;
-    pl->hold = NULL;
-    pl->hold_briefly = 0;
+    pl->hold = r->lend_eager ? r : NULL;       /* see lends_eager() */
+    pl->hold_briefly = r->lend_eager;
     if (r->contig) {
         pl->contig = r->contig + offset;
         pl->pack = NULL;
@@ -233,10 +233,6 @@ static int step_eager(struct uz_peer *p, uz_request *r)
             hlen += sizeof(ext);
         }
         payload_of(r, 0, r->bytes, &pl);
-        if (r->lend_eager) {
-            pl.hold = r;
-            pl.hold_briefly = 1;
-        }
         rc = held_by_net(r, uz_path_send(p, r->peer_world, rec, hlen, &pl));
         if (rc == -EAGAIN)
             return 0;
@@ -259,10 +255,6 @@ static int step_eager(struct uz_peer *p, uz_request *r)
         room = p->max_record - hlen;
         size_t piece = r->bytes - r->sent < room ? r->bytes - r->sent : room;
         payload_of(r, r->sent, piece, &pl);
-        if (r->lend_eager) {
-            pl.hold = r;
-            pl.hold_briefly = 1;
-        }
         rc = held_by_net(r, uz_path_send(p, r->peer_world, rec, hlen, &pl));
         if (rc == -EAGAIN)
             return 0;

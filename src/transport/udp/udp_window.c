@@ -16,7 +16,10 @@
  * buffer the same way but copied into the slots right after, before
  * send() returns: the copy then overlaps the receiver's work on the data
  * instead of delaying it, and the send completes without waiting for the
- * receiver (an ACK that may be slow to come).
+ * receiver (an ACK that may be slow to come).  A nonblocking eager send
+ * is held briefly instead (uz_payload.hold_briefly): released on its ACK
+ * or copied when this rank is idle, whichever comes first
+ * (copy_brief).
  *
  *   S1/S2  transmit every segment from `next` up to base + min(cwnd, N)
  *          without waiting for ACKs, remembering STime.
@@ -364,14 +367,8 @@ static int copy_brief(struct udp_peer *p, int budget)
             copied++;
         }
         if (p->slot_hold[i]) {          /* the record's last segment: all copied */
-            void *owner = p->slot_hold[i];
-            p->slot_hold[i] = NULL;
-            p->slot_brief[i] = 0;
-            p->nheld--;
-            p->nbrief--;
-            udp.nbrief--;
             udp.stats.copied_idle++;
-            uz_pt2pt_released(owner, 0);
+            release_held(p, s, s + 1, 0);
             if (!p->slots)
                 break;                  /* the completion closed the window */
         } else {
