@@ -136,6 +136,20 @@ add_test(NAME udp.send_done.netns
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_netns_run.sh 2 1 ${UZ_MPIEXEC} $<TARGET_FILE:udp_send_done> 2)
 udp_add_test(udp.send_done.netns 120 netns "")
 
+# Payloads that look like headers: the sender keeps those headers first
+# (others go last, udp_wire.h) and the receiver misreads nothing.
+add_executable(udp_lookalike udp_lookalike.c)
+target_link_libraries(udp_lookalike PRIVATE mpi_abi)
+add_test(NAME udp.lookalike.loop
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_lookalike.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_lookalike>)
+udp_add_test(udp.lookalike.loop 120 "" "")
+add_test(NAME udp.lookalike.faults.loop
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_lookalike.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_lookalike>)
+udp_add_test(udp.lookalike.faults.loop 120 faults "${udp_faults}")
+add_test(NAME udp.lookalike.netns
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_lookalike.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_lookalike> netns)
+udp_add_test(udp.lookalike.netns 120 netns "")
+
 # Strangers: garbage and wrong-key datagrams at a rank's port change nothing.
 add_executable(udp_stranger udp_stranger.c)
 target_link_libraries(udp_stranger PRIVATE mpi_abi)

@@ -23,7 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-enum { MSGS = 200, LEN = 3000 };
+enum { MSGS = 200, LEN = 3000, LOOK_RIGHT = 200 };   /* LOOK_RIGHT: forged datagrams with a well-formed header */
 
 /* The local UDP ports of process `pid`. */
 static int ports_of(int pid, int *ports, int max)
@@ -104,21 +104,29 @@ static int intrude(const char *addr, int port)
             count += sendto(s, buf, lens[i], 0, (struct sockaddr *)&to, sizeof(to)) >= 0;
         }
     /* Headers that look right, with a tag made under another key:
-     * magic 0xB5, version 1, DATA|FIRST|LAST, src 1, dst 0, seq 0..199. */
-    for (uint32_t seq = 0; seq < 200; seq++) {
-        memset(buf, 0, 48);
-        buf[0] = 0xB5;
-        buf[1] = 1;
-        buf[2] = 0x07;
+     * magic 0xB5, version 2, DATA|FIRST|LAST, src 1, dst 0, seq 0..199;
+     * every other one at the datagram's end (UDP_X_TRAILER), behind a
+     * payload that does not begin like a header. */
+    for (uint32_t seq = 0; seq < LOOK_RIGHT; seq++) {
+        unsigned char h[48];
+        memset(h, 0, sizeof(h));
+        h[0] = 0xB5;
+        h[1] = 2;
+        h[2] = 0x07;
+        h[3] = seq % 2 ? 0x02 : 0;
         uint32_t f[] = { 1, 0, seq, seq, 0, 0, 52 };
-        memcpy(buf + 4, f, sizeof(f));
+        memcpy(h + 4, f, sizeof(f));
         uint16_t hl = 0, len = 52;
-        memcpy(buf + 32, &hl, 2);
-        memcpy(buf + 34, &len, 2);
+        memcpy(h + 32, &hl, 2);
+        memcpy(h + 34, &len, 2);
         uint64_t mac = next();
-        memcpy(buf + 40, &mac, 8);
-        for (int b = 48; b < 100; b++)
-            buf[b] = (unsigned char)next();
+        memcpy(h + 40, &mac, 8);
+        unsigned char *hp = seq % 2 ? buf + 52 : buf, *payload = seq % 2 ? buf : buf + 48;
+        for (int b = 0; b < 52; b++)
+            payload[b] = (unsigned char)next();
+        if (seq % 2)
+            payload[0] = 0;
+        memcpy(hp, h, sizeof(h));
         count += sendto(s, buf, 100, 0, (struct sockaddr *)&to, sizeof(to)) >= 0;
     }
     close(s);
@@ -145,8 +153,8 @@ int main(int argc, char **argv)
                 errors++;
             }
             for (int k = 0; k < n; k++)
-                printf("udp_stranger: sent %d forged datagrams to rank 0 at %s:%d\n", intrude(addr, ports[k]),
-                       addr, ports[k]);
+                printf("udp_stranger: sent %d forged datagrams to rank 0 at %s:%d, %d well-formed\n",
+                       intrude(addr, ports[k]), addr, ports[k], LOOK_RIGHT);
             fflush(stdout);
         }
         if (rank == 1) {

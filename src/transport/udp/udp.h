@@ -170,6 +170,7 @@ struct udp_state {
     struct {
         unsigned long data_sent, data_resent, data_recv, bytes_sent, bytes_recv, records_sent, records_in_place;
         unsigned long records_held;
+        unsigned long trailers, kept_first;     /* headers sent last; kept first for a look-alike payload */
         unsigned long acks_sent, lost_sent, lost_recv, stop_sent, go_sent, stop_recv, go_recv;
         unsigned long timeouts, out_of_order, duplicates, discarded, pings;
         unsigned long icmp_errors, send_eagain, dropped_after_finalize, unheld, copied_idle;

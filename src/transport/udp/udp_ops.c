@@ -239,13 +239,14 @@ static void print_stats(void)
 {
     fprintf(stderr,
             "Uzura rank %d: udp: data sent %lu (resent %lu, %lu bytes; records %lu, sent from the user's buffer %lu, "
-            "held until acknowledged %lu) received %lu (%lu bytes); "
+            "held until acknowledged %lu; headers last %lu, kept first for a look-alike payload %lu) "
+            "received %lu (%lu bytes); "
             "acks/controls sent %lu; LOST sent %lu received %lu; STOP sent %lu received %lu; "
             "GO sent %lu received %lu; timeouts %lu; out-of-order %lu; duplicates %lu; probes %lu; "
             "window full %lu; sends copied for a slow ACK %lu, when idle %lu; rejected %lu; malformed %lu; dropped after finalize %lu; "
             "injected loss %lu dup %lu reorder %lu\n",
             udp.world_rank, udp.stats.data_sent, udp.stats.data_resent, udp.stats.bytes_sent, udp.stats.records_sent, udp.stats.records_in_place,
-            udp.stats.records_held,
+            udp.stats.records_held, udp.stats.trailers, udp.stats.kept_first,
             udp.stats.data_recv, udp.stats.bytes_recv, udp.stats.acks_sent, udp.stats.lost_sent,
             udp.stats.lost_recv, udp.stats.stop_sent, udp.stats.stop_recv, udp.stats.go_sent,
             udp.stats.go_recv, udp.stats.timeouts, udp.stats.out_of_order, udp.stats.duplicates,

@@ -1,8 +1,9 @@
 /*
  * udp_recv.c — the receiving side of GigaE PM (paper §3.3, steps R0–R4).
  *
- * Every datagram is checked before any field is believed: length, magic,
- * then the SipHash tag under the job key.  What fails is dropped and
+ * Every datagram is checked before any field is believed: length, magic
+ * (the header is at the datagram's start or its end, udp_wire.h), then
+ * the SipHash tag under the job key.  What fails is dropped and
  * counted (uz_net_stats), never delivered.  Then, per sending peer:
  *
  *   R0  MsgIdRecv starts at the agreed first number (0) — not at the first
@@ -35,6 +36,7 @@
  * can place it (rendezvous data, eager messages a posted receive matches),
  * else in a per-peer buffer.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,18 +188,21 @@ static void on_data(struct udp_peer *p, const struct udp_wire *w, const unsigned
     }
 }
 
-/* Check one datagram and act on it; `header_mac` is the MAC of its
- * header alone, computed beforehand for the whole read batch. */
-static void on_datagram(const unsigned char *buf, size_t len, uint64_t header_mac, long now)
+/* Check one datagram and act on it.  `w` is its header, wherever it was
+ * (find_headers), and `header_mac` the MAC of that header alone, both
+ * computed beforehand for the whole read batch. */
+static void on_datagram(const unsigned char *buf, size_t len, const struct udp_wire *w, uint64_t header_mac,
+                        long now)
 {
-    const struct udp_wire *w = (const struct udp_wire *)buf;
-    if (len < sizeof(*w) || w->magic != UDP_WIRE_MAGIC || w->version != UDP_WIRE_VERSION ||
-        w->len != len - sizeof(*w)) {
+    int last = !udp_wire_at_start(buf, len);
+    if (!w || w->magic != UDP_WIRE_MAGIC || w->version != UDP_WIRE_VERSION || w->len != len - sizeof(*w) ||
+        !(w->xflags & UDP_X_TRAILER) != !last) {
         uz_net_stats.malformed++;
         return;
     }
+    const unsigned char *payload = last ? buf : buf + sizeof(*w);
     uint64_t mac = (w->flags & UDP_F_MAC_PAYLOAD)
-        ? udp_siphash2(udp.key, w, UDP_WIRE_MAC_BYTES, buf + sizeof(*w), w->len)
+        ? udp_siphash2(udp.key, w, UDP_WIRE_MAC_BYTES, payload, w->len)
         : header_mac;
     if (mac != w->mac || (udp.conf.mac_payload && w->len && !(w->flags & UDP_F_MAC_PAYLOAD))) {
         uz_net_stats.rejected_datagrams++;
@@ -224,7 +229,7 @@ static void on_datagram(const unsigned char *buf, size_t len, uint64_t header_ma
     if (p->dead)
         return;
     if (w->flags & UDP_F_DATA)
-        on_data(p, w, buf + sizeof(*w), now);
+        on_data(p, w, payload, now);
     else if (w->flags & UDP_F_PING) {
         if (p->rx_stopped)
             p->fc_echoed = p->fc_gen - 1;               /* say STOP again */
@@ -260,20 +265,35 @@ static void send_go(void)
 
 enum { BATCHES_PER_POLL = 16 };
 
-/* The header MACs of a read batch, four at a time (udp_auth.c); what is
- * too short to have a header gets none and is dropped by on_datagram. */
-static void header_macs(const struct udp_in *in, int n, uint64_t *mac)
+/* Where each datagram of a read batch has its header — at its start, or
+ * else at its end (udp_wire.h) — and the MACs of those headers, four at a
+ * time (udp_auth.c).  A header at its end that is not 8-byte aligned (the
+ * last, shorter segment of a record) is read from an aligned copy.  What
+ * is too short to hold a header gets none, and on_datagram drops it. */
+static void find_headers(const struct udp_in *in, int n, const struct udp_wire **hw, uint64_t *mac)
 {
+    static struct udp_wire aligned[UDP_RX_SEGS];
     static const struct udp_wire *w[UDP_RX_SEGS];
     static uint64_t got[UDP_RX_SEGS];
     int k = 0;
-    for (int i = 0; i < n; i++)
-        if (in[i].len >= sizeof(struct udp_wire))
-            w[k++] = (const struct udp_wire *)in[i].buf;
+    for (int i = 0; i < n; i++) {
+        const unsigned char *at = in[i].buf;
+        hw[i] = NULL;
+        if (in[i].len < sizeof(struct udp_wire))
+            continue;
+        if (!udp_wire_at_start(in[i].buf, in[i].len)) {
+            at += in[i].len - sizeof(struct udp_wire);
+            if ((uintptr_t)at % _Alignof(struct udp_wire)) {
+                memcpy(&aligned[i], at, sizeof(aligned[i]));
+                at = (const unsigned char *)&aligned[i];
+            }
+        }
+        hw[i] = w[k++] = (const struct udp_wire *)at;
+    }
     udp_siphash_headers(udp.key, w, k, got);
     k = 0;
     for (int i = 0; i < n; i++)
-        mac[i] = in[i].len >= sizeof(struct udp_wire) ? got[k++] : 0;
+        mac[i] = hw[i] ? got[k++] : 0;
 }
 
 int udp_recv_poll(void)
@@ -290,11 +310,12 @@ int udp_recv_poll(void)
             udp.congested = 0;          /* we read it all */
             break;
         }
+        static const struct udp_wire *hw[UDP_RX_SEGS];
         static uint64_t mac[UDP_RX_SEGS];
-        header_macs(in, n, mac);
+        find_headers(in, n, hw, mac);
         long now = udp_now();
         for (int i = 0; i < n; i++)
-            on_datagram(in[i].buf, in[i].len, mac[i], now);
+            on_datagram(in[i].buf, in[i].len, hw[i], mac[i], now);
         handled += n;
         for (int i = 0; i < udp.nlive; i++) {
             struct udp_peer *p = udp.live[i];

@@ -415,28 +415,66 @@ static void seal_macs(struct unsealed *u)
     u->n = 0;
 }
 
-/* Segment s sealed (current ACK, flow control; its MAC added to `u` unless
- * it covers the payload) and stamped as sent now: the datagram to hand to
- * the socket, as one piece (header and payload in the slot) or two
- * (header, then the user's bytes) in v[].  Returns the number of pieces. */
-static int seal_for_sending(struct udp_peer *p, uint32_t s, long now, struct iovec *v, struct unsealed *u)
+/* The pieces of one sendmsg.  A piece that continues the last one in
+ * memory extends it: the kernel pays per piece, about what copying a few
+ * hundred bytes costs it. */
+struct pieces {
+    struct iovec *v;
+    int n;
+};
+
+static inline void add_piece(struct pieces *ps, const void *base, size_t len)
+{
+    struct iovec *last = ps->n ? &ps->v[ps->n - 1] : NULL;
+    if (last && (const unsigned char *)last->iov_base + last->iov_len == (const unsigned char *)base)
+        last->iov_len += len;
+    else
+        ps->v[ps->n++] = (struct iovec){ (void *)base, len };
+}
+
+/*
+ * Segment s sealed (current ACK, flow control; its MAC added to `u` unless
+ * it covers the payload), stamped as sent now, and its datagram added to
+ * `ps`.  A segment copied into its slot is one piece, header then payload.
+ * One read from the user's buffer is sealed into `h` instead — the caller
+ * keeps a run's headers side by side — and goes out header first, or, when
+ * *trail says the one before went header first, header last (udp_wire.h):
+ * their two payloads are then one piece of the user's buffer and this
+ * header and the next one piece of `h`s.  Raw Ethernet keeps headers first.
+ */
+static void seal_for_sending(struct udp_peer *p, uint32_t s, long now, struct pieces *ps, struct udp_wire *h,
+                             int *trail, struct unsealed *u)
 {
     uint32_t idx = s & (p->nslots - 1);
     unsigned char *slot = slot_of(p, s);
-    struct udp_wire *w = (struct udp_wire *)slot;
-    size_t len = p->slot_len[idx];
+    size_t len = p->slot_len[idx], plen = len - sizeof(struct udp_wire);
     const unsigned char *ref = p->slot_ref[idx];
+    struct udp_wire *w = (struct udp_wire *)slot;
+    int last = 0;
+    if (ref) {
+        memcpy(h, slot, sizeof(*h));
+        w = h;
+        if (*trail && !udp.conf.raw) {
+            last = !udp_wire_at_start(ref, plen) && plen >= 2;
+            udp.stats.kept_first += (unsigned)!last;
+        }
+        w->xflags = (uint8_t)(last ? w->xflags | UDP_X_TRAILER : w->xflags & ~UDP_X_TRAILER);
+    }
     seal_fields(p, w);
-    if (!seal_with_payload(w, ref ? ref : slot + sizeof(*w), len - sizeof(*w)))
+    if (!seal_with_payload(w, ref ? ref : slot + sizeof(*w), plen))
         u->w[u->n++] = w;
     p->stime[idx] = now;
+    *trail = ref && !last;
     if (!ref) {
-        v[0] = (struct iovec){ slot, len };
-        return 1;
+        add_piece(ps, slot, len);
+    } else if (last) {
+        udp.stats.trailers++;
+        add_piece(ps, ref, plen);
+        add_piece(ps, w, sizeof(*w));
+    } else {
+        add_piece(ps, w, sizeof(*w));
+        add_piece(ps, ref, plen);
     }
-    v[0] = (struct iovec){ slot, sizeof(*w) };
-    v[1] = (struct iovec){ (void *)ref, len - sizeof(*w) };
-    return 2;
 }
 
 /*
@@ -451,11 +489,13 @@ static int push_runs(struct udp_peer *p, uint32_t end, long now)
     int most = run_segments(p);
     while (udp_seq_before(p->next, end)) {
         struct iovec iov[2 * UDP_GSO_SEGS];
+        struct udp_wire hdrs[UDP_GSO_SEGS];
+        struct pieces ps = { iov, 0 };
         struct unsealed u = { .n = 0 };
-        int n = 0, niov = 0;
+        int n = 0, trail = 0;
         size_t bytes = 0;
         for (uint32_t s = p->next; n < most && udp_seq_before(s, end); s++) {
-            niov += seal_for_sending(p, s, now, iov + niov, &u);
+            seal_for_sending(p, s, now, &ps, &hdrs[n], &trail, &u);
             size_t len = p->slot_len[s & (p->nslots - 1)];
             n++;
             bytes += len - sizeof(struct udp_wire);
@@ -463,7 +503,7 @@ static int push_runs(struct udp_peer *p, uint32_t end, long now)
                 break;                  /* only the last of a run may be short */
         }
         seal_macs(&u);
-        int sent = udp_link_send_run(&p->dest, iov, niov, n, p->dgram);
+        int sent = udp_link_send_run(&p->dest, iov, ps.n, n, p->dgram);
         if (sent < 0)
             return -1;
         if (sent == 0) {
@@ -486,11 +526,17 @@ static void push_datagrams(struct udp_peer *p, uint32_t end, long now)
 {
     while (udp_seq_before(p->next, end)) {
         struct udp_out out[UDP_BATCH];
+        struct udp_wire hdrs[UDP_BATCH];
         struct unsealed u = { .n = 0 };
-        int n = 0;
+        int n = 0, trail = 0;
         for (uint32_t s = p->next; n < UDP_BATCH && udp_seq_before(s, end); s++, n++) {
+            /* Nothing to gather here, but headers go last as often as in
+             * runs, so that tests with faults (which send datagram by
+             * datagram) see both kinds lost, repeated and reordered. */
+            struct pieces ps = { out[n].iov, 0 };
+            seal_for_sending(p, s, now, &ps, &hdrs[n], &trail, &u);
             out[n].dest = &p->dest;
-            out[n].niov = seal_for_sending(p, s, now, out[n].iov, &u);
+            out[n].niov = ps.n;
         }
         seal_macs(&u);
         int sent = udp_io_send(out, n);

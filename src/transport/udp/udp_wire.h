@@ -3,8 +3,16 @@
  * the paper in shared/seeds/002).
  *
  * Every datagram (UDP payload, or Ethernet payload after Uzura's EtherType
- * in raw mode) starts with this 48-byte header, in the sender's byte order
- * (little-endian: Uzura runs on x86-64 and aarch64 Linux).  One header
+ * in raw mode) carries this 48-byte header, in the sender's byte order
+ * (little-endian: Uzura runs on x86-64 and aarch64 Linux), at its start —
+ * or at its end (UDP_X_TRAILER), when its payload does not itself begin
+ * with the magic and version.  The receiver tells the two apart by those
+ * two bytes alone.  Header-last datagrams exist for the sender's sake: in
+ * an offloaded run of segments read from the user's buffer, one header-
+ * first and the next header-last put two payloads side by side, and that
+ * header beside the next one, so the kernel gathers one piece per segment
+ * instead of two, and each piece costs it as much as copying a few
+ * hundred bytes (docs/performance.md).  One header
  * carries at once everything the paper sends as separate messages: a data
  * segment Msg(s,r,i), a cumulative ACK, LOST(k), STOP(k)/GO(k) and the
  * acknowledgement of STOP/GO.  The `mac` field is SipHash-2-4 of the rest
@@ -19,7 +27,7 @@
 
 enum {
     UDP_WIRE_MAGIC = 0xB5,      /* also the low byte of our EtherType 0x88B5 */
-    UDP_WIRE_VERSION = 1,
+    UDP_WIRE_VERSION = 2,       /* 2: headers may come last */
     UDP_ETHERTYPE = 0x88B5,     /* IEEE 802 local experimental EtherType 1 */
 };
 
@@ -39,6 +47,7 @@ enum {
 enum {
     UDP_X_ACK_REQ = 1 << 0,     /* LAST of a record its sender reads from user memory: the
                                  * send completes on the ACK, so ACK without waiting */
+    UDP_X_TRAILER = 1 << 1,     /* this header is the datagram's last 48 bytes */
 };
 
 struct udp_wire {
@@ -63,6 +72,14 @@ struct udp_wire {
 _Static_assert(sizeof(struct udp_wire) == 48, "udp_wire must stay 48 bytes");
 
 enum { UDP_WIRE_MAC_BYTES = offsetof(struct udp_wire, mac) };
+
+/* Whether a datagram of `len` bytes has its header at its start (else it
+ * can only be at its end): the magic and version there.  A sender never
+ * puts a header last behind a payload that begins like this. */
+static inline int udp_wire_at_start(const unsigned char *buf, size_t len)
+{
+    return len >= 2 && buf[0] == UDP_WIRE_MAGIC && buf[1] == UDP_WIRE_VERSION;
+}
 
 /* Sequence numbers wrap: a is before b when (int32_t)(a - b) < 0. */
 static inline int udp_seq_before(uint32_t a, uint32_t b)
