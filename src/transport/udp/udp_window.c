@@ -134,11 +134,12 @@ static int alloc_window(struct udp_peer *p)
     p->slots = malloc((size_t)n * udp_slot_stride(p));
     p->slot_len = calloc(n, sizeof(*p->slot_len));
     p->slot_ref = calloc(n, sizeof(*p->slot_ref));
+    p->slot_flags = calloc(n, sizeof(*p->slot_flags));
     p->slot_hold = calloc(n, sizeof(*p->slot_hold));
     p->slot_brief = calloc(n, sizeof(*p->slot_brief));
     p->releasing = calloc(n / 2, sizeof(*p->releasing));    /* a held record has ≥ 2 segments */
     p->stime = calloc(n, sizeof(*p->stime));
-    if (!p->slots || !p->slot_len || !p->slot_ref || !p->slot_hold || !p->slot_brief || !p->releasing ||
+    if (!p->slots || !p->slot_len || !p->slot_ref || !p->slot_flags || !p->slot_hold || !p->slot_brief || !p->releasing ||
         !p->stime) {
         udp_window_free(p, 0);
         return uz_err_make(MPI_ERR_NO_MEM, "udp: out of memory for a %u-segment window to rank %d",
@@ -181,6 +182,7 @@ void udp_window_free(struct udp_peer *p, int error)
     free(p->slots);
     free(p->slot_len);
     free(p->slot_ref);
+    free(p->slot_flags);
     free(p->slot_hold);
     free(p->slot_brief);
     free(p->releasing);
@@ -188,6 +190,7 @@ void udp_window_free(struct udp_peer *p, int error)
     p->slots = NULL;
     p->slot_len = NULL;
     p->slot_ref = NULL;
+    p->slot_flags = NULL;
     p->slot_hold = NULL;
     p->slot_brief = NULL;
     p->releasing = NULL;
@@ -235,15 +238,32 @@ static void copy_record(unsigned char *dst, size_t off, size_t n, const void *hd
     }
 }
 
-/* Segments [from, to) that read the user's buffer get its bytes in
- * their slots, so that the buffer is the user's again. */
+/* The unsealed header of segment s, one that reads the user's buffer:
+ * never a record's first (which carries the request-layer header and is
+ * copied), so only its flags, number and length.  A record held until
+ * its ACK asks for the ACK at once on its last segment; one held briefly
+ * is copied when we are idle, and its ACK may ride on the receiver's next
+ * packet, as for a copied record. */
+static inline void lent_header(const struct udp_peer *p, uint32_t s, struct udp_wire *w)
+{
+    uint32_t i = s & (p->nslots - 1);
+    memset(w, 0, sizeof(*w));
+    w->flags = p->slot_flags[i];
+    w->xflags = p->slot_hold[i] && !p->slot_brief[i] ? UDP_X_ACK_REQ : 0;
+    w->seq = s;
+    w->len = (uint16_t)(p->slot_len[i] - sizeof(*w));
+}
+
+/* Segments [from, to) that read the user's buffer get its bytes, and
+ * their header, in their slots, so that the buffer is the user's again. */
 static void copy_lent(struct udp_peer *p, uint32_t from, uint32_t to)
 {
     for (uint32_t s = from; udp_seq_before(s, to); s++) {
         uint32_t i = s & (p->nslots - 1);
         if (p->slot_ref[i]) {
-            memcpy(slot_of(p, s) + sizeof(struct udp_wire), p->slot_ref[i],
-                   p->slot_len[i] - sizeof(struct udp_wire));
+            unsigned char *slot = slot_of(p, s);
+            lent_header(p, s, (struct udp_wire *)slot);
+            memcpy(slot + sizeof(struct udp_wire), p->slot_ref[i], p->slot_len[i] - sizeof(struct udp_wire));
             p->slot_ref[i] = NULL;
         }
     }
@@ -296,30 +316,31 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
         size_t n = total - off < p->seg ? total - off : p->seg;
         uint32_t seq = start + i;
         uint32_t idx = seq & (p->nslots - 1);
-        unsigned char *slot = slot_of(p, seq);
-        struct udp_wire *w = (struct udp_wire *)slot;
-        memset(w, 0, sizeof(*w));
-        w->flags = UDP_F_DATA | (i == 0 ? UDP_F_FIRST : 0) | (i == nseg - 1 ? UDP_F_LAST : 0);
-        w->seq = seq;
-        w->len = (uint16_t)n;
-        if (i == 0) {
-            w->rec_len = (uint32_t)total;
-            w->hdr_len = (uint16_t)hdr_len;
-        }
+        uint8_t flags = UDP_F_DATA | (i == 0 ? UDP_F_FIRST : 0) | (i == nseg - 1 ? UDP_F_LAST : 0);
+        p->slot_hold[idx] = held && i == nseg - 1 ? pl->hold : NULL;
+        p->slot_brief[idx] = (unsigned char)(held && pl->hold_briefly);
+        p->slot_len[idx] = (uint32_t)(sizeof(struct udp_wire) + n);
         if (lent && i > 0) {
+            /* Only metadata: the slot itself (cold, a cache line a
+             * segment) is not touched until the bytes are copied. */
             p->slot_ref[idx] = (const unsigned char *)pl->contig + (off - hdr_len);
+            p->slot_flags[idx] = flags;
         } else {
+            unsigned char *slot = slot_of(p, seq);
+            struct udp_wire *w = (struct udp_wire *)slot;
+            memset(w, 0, sizeof(*w));
+            w->flags = flags;
+            w->seq = seq;
+            w->len = (uint16_t)n;
+            if (i == 0) {
+                w->rec_len = (uint32_t)total;
+                w->hdr_len = (uint16_t)hdr_len;
+            }
+            if (p->slot_hold[idx] && !pl->hold_briefly)
+                w->xflags = UDP_X_ACK_REQ;      /* as lent_header() says */
             p->slot_ref[idx] = NULL;
             copy_record(slot + sizeof(*w), off, n, hdr, hdr_len, pl);
         }
-        p->slot_hold[idx] = held && i == nseg - 1 ? pl->hold : NULL;
-        p->slot_brief[idx] = (unsigned char)(held && pl->hold_briefly);
-        /* A record held until its ACK asks for the ACK at once; one held
-         * briefly is copied when we are idle, and its ACK may ride on the
-         * receiver's next packet, as for a copied record. */
-        if (p->slot_hold[idx] && !pl->hold_briefly)
-            w->xflags = UDP_X_ACK_REQ;
-        p->slot_len[idx] = (uint32_t)(sizeof(*w) + n);
         off += n;
         if (i + 1 == first_run && i + 1 < nseg) {
             p->tail = start + i + 1;
@@ -452,13 +473,14 @@ static void seal_for_sending(struct udp_peer *p, uint32_t s, long now, struct pi
     struct udp_wire *w = (struct udp_wire *)slot;
     int last = 0;
     if (ref) {
-        memcpy(h, slot, sizeof(*h));
+        lent_header(p, s, h);
         w = h;
         if (*trail && !udp.conf.raw) {
             last = !udp_wire_at_start(ref, plen) && plen >= 2;
             udp.stats.kept_first += (unsigned)!last;
         }
-        w->xflags = (uint8_t)(last ? w->xflags | UDP_X_TRAILER : w->xflags & ~UDP_X_TRAILER);
+        if (last)
+            w->xflags |= UDP_X_TRAILER;
     }
     seal_fields(p, w);
     if (!seal_with_payload(w, ref ? ref : slot + sizeof(*w), plen))
