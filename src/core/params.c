@@ -92,7 +92,7 @@ const struct uz_param uz_params[] = {
     { "UDP_HOLD_US", UZ_PARAM_INT, "200",
       "udp: how long a large send read from the user's buffer waits for its ACK before its unacknowledged bytes are copied so the send completes without it",
       NULL, FIELD(udp_hold_us), UZ_PARAM_TUNABLE },
-    { "UDP_ACK_EVERY", UZ_PARAM_INT, "128",
+    { "UDP_ACK_EVERY", UZ_PARAM_INT, "256",
       "udp: send an ACK of its own after this many datagrams (otherwise it rides on reverse traffic); at most a quarter of UDP_WINDOW",
       NULL, FIELD(udp_ack_every), UZ_PARAM_TUNABLE },
     { "UDP_ACK_DELAY_US", UZ_PARAM_INT, "200",
