@@ -5,8 +5,8 @@
  * datagram path costs at a given segment size, with the same offloads the
  * transport uses (UDP_SEGMENT runs on send, UDP_GRO on receive).
  *
- *   udp_raw server [port] [--seg BYTES] [--hdr BYTES]       echo ping-pongs, then exit
- *   udp_raw client HOST [port] [--seg BYTES] [--hdr BYTES]  measure, print, stop the server
+ *   udp_raw server [port] [--seg BYTES] [--hdr BYTES [--alt]]       echo ping-pongs, then exit
+ *   udp_raw client HOST [port] [--seg BYTES] [--hdr BYTES [--alt]]  measure, print, stop the server
  *
  * Prints "bytes MB/s" ping-pong bandwidth lines like bench/p2p.c bw, for
  * 64 KiB .. 16 MiB.  --seg is the payload of one datagram (default 1472:
@@ -16,9 +16,11 @@
  * none is lost.
  *
  * --hdr B sends every datagram as two pieces of the iovec, B header bytes
- * from a buffer of their own and seg - B payload bytes from the message,
- * the way the udp transport gathers its segments: it measures what the
- * per-segment pieces cost the kernel against one piece per run.
+ * from an array of headers and seg - B payload bytes from the message:
+ * it measures what per-segment pieces cost the kernel against one piece
+ * per run.  --alt (with --hdr) puts every other header last, as the udp
+ * transport does: two payloads then sit side by side in the message and
+ * two headers in the array, so a run is one piece per datagram, not two.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -45,7 +47,8 @@ enum { PORT = 47124, MAX = 16 << 20, RUN_SEGS = 64, RUN_BYTES = 65000, REPS = 5 
 static int fd;
 static size_t seg = 1472;
 static size_t hdr;                 /* --hdr: header piece per datagram, 0: none */
-static unsigned char hdrbuf[RUN_SEGS][256];
+static int alt;                    /* --alt: every other header last */
+static unsigned char hdrbuf[RUN_SEGS * 256];
 static unsigned char *buf, *rx;
 static struct sockaddr_in peer;
 static int have_peer;
@@ -63,6 +66,16 @@ static void die(const char *what)
     exit(1);
 }
 
+/* Append a piece, or lengthen the last one when this one continues it. */
+static void add_piece(struct iovec *iov, size_t *niov, void *base, size_t len)
+{
+    struct iovec *last = *niov ? &iov[*niov - 1] : NULL;
+    if (last && (unsigned char *)last->iov_base + last->iov_len == (unsigned char *)base)
+        last->iov_len += len;
+    else if (len)
+        iov[(*niov)++] = (struct iovec){ base, len };
+}
+
 /* Send `bytes` as offloaded runs of segments. */
 static void send_msg(size_t bytes)
 {
@@ -78,12 +91,18 @@ static void send_msg(size_t bytes)
         size_t niov = 1;
         if (hdr && n > seg) {  /* the same bytes on the wire, gathered as header + payload pieces */
             niov = 0;
+            unsigned char *payload = buf + off;
             for (size_t done = 0, k = 0; done < n; done += seg, k++) {
                 size_t d = n - done < seg ? n - done : seg;
                 size_t h = d < hdr ? d : hdr;
-                iov[niov++] = (struct iovec){ hdrbuf[k], h };
-                if (d > h)
-                    iov[niov++] = (struct iovec){ buf + off + done + h, d - h };
+                if (alt && k % 2) {
+                    add_piece(iov, &niov, payload, d - h);
+                    add_piece(iov, &niov, hdrbuf + k * hdr, h);
+                } else {
+                    add_piece(iov, &niov, hdrbuf + k * hdr, h);
+                    add_piece(iov, &niov, payload, d - h);
+                }
+                payload += d - h;
             }
         }
         char ctl[CMSG_SPACE(sizeof(uint16_t))] = { 0 };
@@ -140,7 +159,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "server") && strcmp(argv[1], "client")) ||
         (!strcmp(argv[1], "client") && argc < 3)) {
-        fprintf(stderr, "usage: udp_raw server [port] [--seg B] | udp_raw client HOST [port] [--seg B]\n");
+        fprintf(stderr, "usage: udp_raw server [port] [--seg B] [--hdr B [--alt]] | udp_raw client HOST [port] [same options]\n");
         return 2;
     }
     int client = !strcmp(argv[1], "client");
@@ -148,13 +167,15 @@ int main(int argc, char **argv)
     for (int i = client ? 3 : 2; i < argc; i++) {
         if (!strcmp(argv[i], "--seg") && i + 1 < argc)
             seg = strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--alt"))
+            alt = 1;
         else if (!strcmp(argv[i], "--hdr") && i + 1 < argc)
             hdr = strtoul(argv[++i], NULL, 0);
         else
             port = atoi(argv[i]);
     }
-    if (hdr > sizeof(hdrbuf[0]) || (hdr && hdr >= seg)) {
-        fprintf(stderr, "udp_raw: --hdr must be below --seg and at most %zu\n", sizeof(hdrbuf[0]));
+    if (hdr > 256 || (hdr && hdr >= seg)) {
+        fprintf(stderr, "udp_raw: --hdr must be below --seg and at most 256\n");
         return 2;
     }
     buf = malloc(MAX);
