@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* UDP_WIRE_MAGIC and UDP_WIRE_VERSION (udp_wire.h): should they change
+ * without this, no payload looks like a header any more and
+ * udp_lookalike.sh fails ("never met a look-alike payload"). */
 enum { MAGIC = 0xB5, VERSION = 2, ROUNDS = 3 };
 
 static const size_t sizes[] = { 20000, 65536, 200001, 1 << 20, (3 << 20) + 7 };

@@ -475,8 +475,8 @@ static void seal_for_sending(struct udp_peer *p, uint32_t s, long now, struct pi
     if (ref) {
         lent_header(p, s, h);
         w = h;
-        if (*trail && !udp.conf.raw) {
-            last = !udp_wire_at_start(ref, plen) && plen >= 2;
+        if (*trail && !udp.conf.raw && plen >= 2) {
+            last = !udp_wire_at_start(ref, plen);
             udp.stats.kept_first += (unsigned)!last;
         }
         if (last)
