@@ -55,6 +55,23 @@ static int check(const unsigned char *buf, size_t n, int phase, int k, const cha
     return 0;
 }
 
+/* Receive message k of n bytes from peer into buf and check every byte;
+ * returns the failures found. */
+static int receive_checked(unsigned char *buf, size_t n, int peer, int phase, int k, const char *what)
+{
+    MPI_Status st;
+    int got = -1;
+    memset(buf, 0, n);
+    MPI_Recv(buf, (int)n, MPI_BYTE, peer, k, MPI_COMM_WORLD, &st);
+    MPI_Get_count(&st, MPI_BYTE, &got);
+    if (got != (int)n || st.MPI_SOURCE != peer || st.MPI_TAG != k) {
+        fprintf(stderr, "udp_lookalike: %s %d: count %d, source %d, tag %d\n", what, k, got, st.MPI_SOURCE,
+                st.MPI_TAG);
+        return 1;
+    }
+    return check(buf, n, phase, k, what);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, failures = 0;
@@ -86,21 +103,9 @@ int main(int argc, char **argv)
                     } else {
                         MPI_Send(out, (int)n, MPI_BYTE, peer, k, MPI_COMM_WORLD);
                     }
-                    memset(in, 0, n);
-                    MPI_Status st;
-                    int got = -1;
-                    MPI_Recv(in, (int)n, MPI_BYTE, peer, k, MPI_COMM_WORLD, &st);
-                    MPI_Get_count(&st, MPI_BYTE, &got);
-                    failures += got != (int)n || st.MPI_SOURCE != peer || st.MPI_TAG != k;
-                    failures += check(in, n, phase, k, "echo");
+                    failures += receive_checked(in, n, peer, phase, k, "echo");
                 } else {
-                    memset(in, 0, n);
-                    MPI_Status st;
-                    int got = -1;
-                    MPI_Recv(in, (int)n, MPI_BYTE, peer, k, MPI_COMM_WORLD, &st);
-                    MPI_Get_count(&st, MPI_BYTE, &got);
-                    failures += got != (int)n || st.MPI_SOURCE != peer || st.MPI_TAG != k;
-                    failures += check(in, n, phase, k, "message");
+                    failures += receive_checked(in, n, peer, phase, k, "message");
                     memcpy(out, in, n);
                     MPI_Send(out, (int)n, MPI_BYTE, peer, k, MPI_COMM_WORLD);
                 }

@@ -7,20 +7,9 @@
 #   udp_lookalike.sh MPIEXEC PROGRAM [loop|netns]
 set -u
 mpiexec=$1 prog=$2 mode=${3:-loop}
-here=$(cd "$(dirname "$0")" && pwd)
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-export UZURA_VERBOSE=2
-if [ "$mode" = netns ]; then
-    "$here/udp_netns_run.sh" 2 1 "$mpiexec" "$prog" >"$out" 2>&1
-else
-    # 1500-byte datagrams, so that records are cut into many segments.
-    UZURA_SHM=0 UZURA_NET=udp UZURA_UDP_MTU=1500 "$mpiexec" -n 2 --timeout 120 "$prog" >"$out" 2>&1
-fi
-rc=$?
-cat "$out"
-[ $rc -eq 77 ] && exit 77
-[ $rc -eq 0 ] || { echo "FAIL: the job failed ($rc)"; exit 1; }
+. "$(dirname "$0")/udp_job.sh"
+export UZURA_UDP_MTU=1500       # records cut into many segments, also on loopback
+udp_job "$mode" 120 "$mpiexec" "$prog"
 grep -q "all .* messages intact" "$out" || { echo "FAIL: messages damaged"; exit 1; }
 for r in 0 1; do
     line=$(grep "Uzura rank $r: udp:" "$out")

@@ -6,19 +6,9 @@
 #   udp_stopgo.sh MPIEXEC UDP_STRESS [netns]
 set -u
 mpiexec=$1 prog=$2 mode=${3:-loop}
-here=$(cd "$(dirname "$0")" && pwd)
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-export UZURA_VERBOSE=2 UZURA_UDP_SOCKBUF=256k
-if [ "$mode" = netns ]; then
-    "$here/udp_netns_run.sh" 2 1 "$mpiexec" "$prog" 32 300 >"$out" 2>&1
-else
-    UZURA_SHM=0 UZURA_NET=udp "$mpiexec" -n 2 --timeout 120 "$prog" 32 300 >"$out" 2>&1
-fi
-rc=$?
-cat "$out"
-[ $rc -eq 77 ] && exit 77
-[ $rc -eq 0 ] || { echo "FAIL: the job failed ($rc)"; exit 1; }
+. "$(dirname "$0")/udp_job.sh"
+export UZURA_UDP_SOCKBUF=256k
+udp_job "$mode" 120 "$mpiexec" "$prog" 32 300
 line=$(grep 'Uzura rank 1: udp:' "$out")
 stop=$(echo "$line" | sed 's/.*STOP sent \([0-9]*\).*/\1/')
 go=$(echo "$line" | sed 's/.*GO sent \([0-9]*\).*/\1/')

@@ -8,19 +8,8 @@
 #   udp_stranger.sh MPIEXEC PROGRAM [netns]     (netns: 2 hosts, 1 rank each)
 set -u
 mpiexec=$1 prog=$2 mode=${3:-loop}
-here=$(cd "$(dirname "$0")" && pwd)
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-export UZURA_VERBOSE=2
-if [ "$mode" = netns ]; then
-    "$here/udp_netns_run.sh" 2 1 "$mpiexec" "$prog" >"$out" 2>&1
-else
-    UZURA_SHM=0 UZURA_NET=udp "$mpiexec" -n 2 --timeout 60 "$prog" >"$out" 2>&1
-fi
-rc=$?
-cat "$out"
-[ $rc -eq 77 ] && exit 77
-[ $rc -eq 0 ] || { echo "FAIL: the job failed ($rc)"; exit 1; }
+. "$(dirname "$0")/udp_job.sh"
+udp_job "$mode" 60 "$mpiexec" "$prog"
 grep -q "all messages intact" "$out" || { echo "FAIL: messages damaged"; exit 1; }
 sent=$(grep -o 'sent [0-9]* forged' "$out" | awk '{s += $2} END {print s + 0}')
 counted=$(grep 'Uzura rank 0: udp:' "$out" | sed 's/.*rejected \([0-9]*\); malformed \([0-9]*\).*/\1 \2/' | awk '{print $1 + $2}')
