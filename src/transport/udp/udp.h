@@ -62,8 +62,7 @@ struct udp_peer {
     unsigned char *slots;       /* nslots × dgram bytes: SBuf(r, i) */
     uint32_t *slot_len;         /* bytes on the wire of each slot */
     const unsigned char **slot_ref; /* payload read from the user's buffer, or NULL: in the slot */
-    unsigned char *slot_flags;  /* header flags of a segment read from the user's buffer, whose
-                                 * header is made when it is sent (its slot is not touched) */
+    unsigned char *slot_flags;  /* header flags of each slot (slot_header() makes the header) */
     void **slot_hold;           /* on a held record's last segment: whom to release on its ACK */
     int nheld;                  /* held records in the window */
     unsigned char *slot_brief;  /* segments of records held briefly (copied when idle) */

@@ -238,13 +238,14 @@ static void copy_record(unsigned char *dst, size_t off, size_t n, const void *hd
     }
 }
 
-/* The unsealed header of segment s, one that reads the user's buffer:
- * never a record's first (which carries the request-layer header and is
- * copied), so only its flags, number and length.  A record held until
- * its ACK asks for the ACK at once on its last segment; one held briefly
- * is copied when we are idle, and its ACK may ride on the receiver's next
- * packet, as for a copied record. */
-static inline void lent_header(const struct udp_peer *p, uint32_t s, struct udp_wire *w)
+/* The unsealed header of segment s, from its metadata: flags, number and
+ * length (a record's first segment adds rec_len and hdr_len).  A record
+ * held until its ACK asks for the ACK at once on its last segment; one
+ * held briefly is copied when we are idle, and its ACK may ride on the
+ * receiver's next packet, as for a copied record.  Segments read from the
+ * user's buffer get theirs when sealed; a slot gets one only when the
+ * segment's bytes are copied into it. */
+static inline void slot_header(const struct udp_peer *p, uint32_t s, struct udp_wire *w)
 {
     uint32_t i = s & (p->nslots - 1);
     memset(w, 0, sizeof(*w));
@@ -262,7 +263,7 @@ static void copy_lent(struct udp_peer *p, uint32_t from, uint32_t to)
         uint32_t i = s & (p->nslots - 1);
         if (p->slot_ref[i]) {
             unsigned char *slot = slot_of(p, s);
-            lent_header(p, s, (struct udp_wire *)slot);
+            slot_header(p, s, (struct udp_wire *)slot);
             memcpy(slot + sizeof(struct udp_wire), p->slot_ref[i], p->slot_len[i] - sizeof(struct udp_wire));
             p->slot_ref[i] = NULL;
         }
@@ -320,24 +321,19 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
         p->slot_hold[idx] = held && i == nseg - 1 ? pl->hold : NULL;
         p->slot_brief[idx] = (unsigned char)(held && pl->hold_briefly);
         p->slot_len[idx] = (uint32_t)(sizeof(struct udp_wire) + n);
+        p->slot_flags[idx] = flags;
         if (lent && i > 0) {
             /* Only metadata: the slot itself (cold, a cache line a
              * segment) is not touched until the bytes are copied. */
             p->slot_ref[idx] = (const unsigned char *)pl->contig + (off - hdr_len);
-            p->slot_flags[idx] = flags;
         } else {
             unsigned char *slot = slot_of(p, seq);
             struct udp_wire *w = (struct udp_wire *)slot;
-            memset(w, 0, sizeof(*w));
-            w->flags = flags;
-            w->seq = seq;
-            w->len = (uint16_t)n;
+            slot_header(p, seq, w);
             if (i == 0) {
                 w->rec_len = (uint32_t)total;
                 w->hdr_len = (uint16_t)hdr_len;
             }
-            if (p->slot_hold[idx] && !pl->hold_briefly)
-                w->xflags = UDP_X_ACK_REQ;      /* as lent_header() says */
             p->slot_ref[idx] = NULL;
             copy_record(slot + sizeof(*w), off, n, hdr, hdr_len, pl);
         }
@@ -473,7 +469,7 @@ static void seal_for_sending(struct udp_peer *p, uint32_t s, long now, struct pi
     struct udp_wire *w = (struct udp_wire *)slot;
     int last = 0;
     if (ref) {
-        lent_header(p, s, h);
+        slot_header(p, s, h);
         w = h;
         if (*trail && !udp.conf.raw && plen >= 2) {
             last = !udp_wire_at_start(ref, plen);
