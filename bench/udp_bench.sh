@@ -5,7 +5,10 @@
 # TCP (bench/tcp_raw.c, a plain socket program, with blocking reads and
 # with polling reads as an MPI rank waits) and kernel UDP with
 # segmentation offload and no protocol at all (bench/udp_raw.c: the
-# ceiling of any protocol over datagrams of this MTU).
+# ceiling of any protocol over datagrams of this MTU), and the same with a
+# 48-byte header in every datagram laid out as udp lays out its own
+# (udp_raw --hdr 48 --alt: the ceiling of a protocol that, like GigaE PM,
+# numbers every datagram).
 #
 # Both "hosts" share one machine: a TCP client and server that block in
 # recv() may be woken on the same core, where the receiver copies what the
@@ -63,13 +66,16 @@ kernel_tcp() {  # NAME ROUND [--spin]: tcp_raw's latency, bw and stream tables
          /^#/ { m = ""; next } m != "" { print > ("'"$out/$1.$2."'" m) }' "$out/k.txt"
 }
 
-kernel_udp() {  # ROUND: udp_raw's bw table, segments of one MTU
-    ip netns exec uzh1 "$out/udp_raw" server --seg $((mtu - 28)) >/dev/null 2>&1 &
+kernel_udp() {  # NAME ROUND [ARGS]: udp_raw's ping-pong and stream tables, segments of one MTU
+    local name=$1 round=$2
+    shift 2
+    ip netns exec uzh1 "$out/udp_raw" server --seg $((mtu - 28)) "$@" >/dev/null 2>&1 &
     sleep 0.3
-    timeout 300 ip netns exec uzh0 "$out/udp_raw" client 10.77.0.2 --seg $((mtu - 28)) 2>/dev/null |
-        grep -v '^#' >"$out/kudp.$1.bw"
+    timeout 300 ip netns exec uzh0 "$out/udp_raw" client 10.77.0.2 --seg $((mtu - 28)) "$@" >"$out/u.txt" 2>/dev/null
     kill %1 2>/dev/null
     wait
+    awk '/^# udp_raw ping-pong/ { m = "bw"; next } /^# udp_raw stream/ { m = "st"; next }
+         /^#/ { m = ""; next } m != "" { print > ("'"$out/$name.$round."'" m) }' "$out/u.txt"
 }
 
 for round in $(seq "$rounds"); do
@@ -78,7 +84,8 @@ for round in $(seq "$rounds"); do
     uzura ether "$round" --no-stream UZURA_NET=udp UZURA_UDP_ETHER=1
     kernel_tcp ktcp "$round"
     kernel_tcp ktcpspin "$round" --spin
-    kernel_udp "$round"
+    kernel_udp kudp "$round"
+    kernel_udp kudph "$round" --hdr 48 --alt
 done
 
 best() {  # NAME KIND(lat|bw|st) BYTES: best value over the rounds
@@ -91,11 +98,12 @@ echo "# udp_bench.sh $build $mtu, $rounds rounds, best of each; $(date -u +%FT%T
 echo
 echo "| MTU $mtu | latency 8 B (µs) | latency 64 KiB (µs) | bandwidth 64 KiB (MB/s) | bandwidth 1 MiB (MB/s) | bandwidth 16 MiB (MB/s) |"
 echo "|---|---|---|---|---|---|"
-for n in tcp udp ether ktcp ktcpspin kudp; do
+for n in tcp udp ether ktcp ktcpspin kudp kudph; do
     case $n in
     ktcp) label="kernel TCP (tcp_raw)" ;;
     ktcpspin) label="kernel TCP, polling reads (tcp_raw --spin)" ;;
     kudp) label="kernel UDP, no protocol (udp_raw)" ;;
+    kudph) label="kernel UDP, a 48-byte header per datagram (udp_raw --hdr 48 --alt)" ;;
     *) label="Uzura $n" ;;
     esac
     echo "| $label | $(best $n lat 8) | $(best $n lat 65536) | $(best $n bw 65536) | $(best $n bw 1048576) | $(best $n bw 16777216) |"
@@ -113,19 +121,35 @@ echo "Streaming bandwidth (MB/s), 64 messages in flight, then a short reply:"
 echo
 echo "| MTU $mtu | 64 KiB | 256 KiB | 1 MiB |"
 echo "|---|---|---|---|"
-for n in tcp udp ktcp ktcpspin; do
+for n in tcp udp ktcp ktcpspin kudp kudph; do
     case $n in
     ktcp) label="kernel TCP (tcp_raw)" ;;
     ktcpspin) label="kernel TCP, polling reads (tcp_raw --spin)" ;;
+    kudp) label="kernel UDP, no protocol (udp_raw)" ;;
+    kudph) label="kernel UDP, a 48-byte header per datagram (udp_raw --hdr 48 --alt)" ;;
     *) label="Uzura $n" ;;
     esac
     echo "| $label | $(best $n st 65536) | $(best $n st 262144) | $(best $n st 1048576) |"
 done
 echo
-echo "udp streaming bandwidth against kernel TCP (blocking reads; polling reads):"
+echo "udp streaming bandwidth against kernel TCP (blocking reads; polling reads) and the datagram ceiling:"
 for b in 65536 131072 262144 524288 1048576; do
-    u=$(best udp st $b) t=$(best ktcp st $b) s=$(best ktcpspin st $b)
-    awk -v b=$b -v u="$u" -v t="$t" -v s="$s" 'BEGIN {
-        printf "  %8d B: udp %s, kernel TCP %s (%.2fx), polling %s (%.2fx)\n", b, u, t,
-               (t > 0 ? u / t : 0), s, (s > 0 ? u / s : 0) }'
+    u=$(best udp st $b) t=$(best ktcp st $b) s=$(best ktcpspin st $b) k=$(best kudp st $b)
+    awk -v b=$b -v u="$u" -v t="$t" -v s="$s" -v k="$k" 'BEGIN {
+        printf "  %8d B: udp %s, kernel TCP %s (%.2fx), polling %s (%.2fx), kernel UDP %s (%.2fx)\n", b, u, t,
+               (t > 0 ? u / t : 0), s, (s > 0 ? u / s : 0), k, (k > 0 ? u / k : 0) }'
+done
+echo
+echo "The ceilings themselves against kernel TCP with polling reads: kernel UDP with no"
+echo "protocol, and with a header in every datagram laid out as udp sends it.  Where the"
+echo "second is below 0.9x, no protocol with a header per datagram of this MTU can reach"
+echo "0.9x of kernel TCP on this machine:"
+for b in 65536 131072 262144 524288 1048576 4194304 16777216; do
+    for kind in bw st; do
+        k=$(best kudp $kind $b) h=$(best kudph $kind $b) s=$(best ktcpspin $kind $b)
+        [ "$k" = - ] || [ "$s" = - ] && continue
+        awk -v b=$b -v kind=$kind -v k="$k" -v h="$h" -v s="$s" 'BEGIN {
+            printf "  %8d B %-9s: polling TCP %s, kernel UDP %s (%.2fx), with headers %s (%.2fx)\n", b,
+                   (kind == "bw" ? "ping-pong" : "streaming"), s, k, (s > 0 ? k / s : 0), h, (s > 0 ? h / s : 0) }'
+    done
 done

@@ -5,15 +5,18 @@
  * datagram path costs at a given segment size, with the same offloads the
  * transport uses (UDP_SEGMENT runs on send, UDP_GRO on receive).
  *
- *   udp_raw server [port] [--seg BYTES] [--hdr BYTES [--alt]]       echo ping-pongs, then exit
+ *   udp_raw server [port] [--seg BYTES] [--hdr BYTES [--alt]]       serve the client, then exit
  *   udp_raw client HOST [port] [--seg BYTES] [--hdr BYTES [--alt]]  measure, print, stop the server
  *
- * Prints "bytes MB/s" ping-pong bandwidth lines like bench/p2p.c bw, for
- * 64 KiB .. 16 MiB.  --seg is the payload of one datagram (default 1472:
+ * Prints "bytes MB/s" lines: ping-pong bandwidth like bench/p2p.c bw, for
+ * 64 KiB .. 16 MiB ("# ... ping-pong"), then streaming bandwidth like
+ * bench/tcp_raw.c stream and p2p rate (64 messages, then a 1-byte reply),
+ * for 64 KiB .. 1 MiB ("# ... stream").  --seg is the payload of one datagram (default 1472:
  * an MTU of 1500 less IPv4 and UDP headers).  Both sides poll (nonblocking
  * reads in a loop), as an MPI rank does.  A lost datagram would hang the
  * ping-pong; the receive buffer is made large enough that on a veth pair
- * none is lost.
+ * none is lost, and a side that waits two seconds for a datagram says so
+ * and exits 1 instead.
  *
  * --hdr B sends every datagram as two pieces of the iovec, B header bytes
  * from an array of headers and seg - B payload bytes from the message:
@@ -42,7 +45,9 @@
 #define UDP_GRO 104
 #endif
 
-enum { PORT = 47124, MAX = 16 << 20, RUN_SEGS = 64, RUN_BYTES = 65000, REPS = 5 };
+enum { PORT = 47124, MAX = 16 << 20, RUN_SEGS = 64, RUN_BYTES = 65000, REPS = 5, WINDOW = 64 };
+enum { STREAM_MAX = 1 << 20 };
+static const uint64_t STREAM = 1ULL << 63;     /* in a command: stream, not ping-pong */
 
 static int fd;
 static size_t seg = 1472;
@@ -130,6 +135,8 @@ static void send_msg(size_t bytes)
 static void recv_msg(size_t bytes)
 {
     size_t got = 0;
+    unsigned empty = 0;
+    double since = 0;
     do {
         struct sockaddr_in from;
         struct iovec iov = { rx + (got < MAX ? got : 0), 65536 };
@@ -137,10 +144,19 @@ static void recv_msg(size_t bytes)
                              .msg_iovlen = 1 };
         ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
         if (n < 0) {
-            if (errno == EAGAIN || errno == EINTR)
-                continue;
-            die("recvmsg");
+            if (errno != EAGAIN && errno != EINTR)
+                die("recvmsg");
+            if (++empty % 4096 == 0) {      /* a lost datagram would hang us */
+                if (!since)
+                    since = now();
+                else if (now() - since > 2.0) {
+                    fprintf(stderr, "udp_raw: nothing for 2 s, a datagram was lost\n");
+                    exit(1);
+                }
+            }
+            continue;
         }
+        since = 0;
         if (!have_peer) {
             peer = from;
             have_peer = 1;
@@ -153,6 +169,19 @@ static int iterations(size_t bytes)
 {
     long it = 10000L * 4096 / (long)bytes;
     return it < 10 ? 10 : (int)it;
+}
+
+/* Rounds of a stream of WINDOW messages (tcp_raw's count for the same size). */
+static int stream_rounds(size_t bytes)
+{
+    long it = 200L * 4096 / ((long)bytes * WINDOW);
+    return it < 10 ? 10 : (int)it;
+}
+
+static void command(uint64_t cmd)
+{
+    memcpy(buf, &cmd, sizeof(cmd));
+    send_msg(sizeof(cmd));
 }
 
 int main(int argc, char **argv)
@@ -185,7 +214,7 @@ int main(int argc, char **argv)
     memset(buf, 1, MAX);
     memset(rx, 0, MAX + 65536);
     fd = socket(AF_INET, SOCK_DGRAM, 0);
-    int one = 1, big = 64 << 20;
+    int one = 1, big = 256 << 20;    /* a whole stream window, should the reader fall behind */
     setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
     setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
     if (setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) != 0)
@@ -208,9 +237,7 @@ int main(int argc, char **argv)
                hdr ? ", each gathered from a header and a payload piece" : "");
         for (int k = 0; k < nsizes; k++) {
             size_t bytes = sizes[k];
-            uint64_t cmd = bytes;
-            memcpy(buf, &cmd, sizeof(cmd));
-            send_msg(sizeof(cmd));
+            command(bytes);
             double best = 1e30;
             int iters = iterations(bytes);
             for (int r = 0; r < REPS; r++) {
@@ -226,15 +253,44 @@ int main(int argc, char **argv)
             printf("%zu %.1f\n", bytes, bytes / best / 1e6);
             fflush(stdout);
         }
-        uint64_t quit = 0;
-        memcpy(buf, &quit, sizeof(quit));
-        send_msg(sizeof(quit));
+        printf("# udp_raw stream, %zu-byte segments%s (MB/s)\n", seg,
+               hdr ? ", each gathered from a header and a payload piece" : "");
+        for (size_t bytes = 65536; bytes <= STREAM_MAX; bytes *= 2) {
+            command(bytes | STREAM);
+            double best = 0;
+            int rounds = stream_rounds(bytes);
+            for (int r = 0; r < REPS; r++) {
+                double t0 = now();
+                for (int i = 0; i < rounds; i++) {
+                    for (int w = 0; w < WINDOW; w++)
+                        send_msg(bytes);
+                    recv_msg(1);
+                }
+                double v = (double)bytes * WINDOW * rounds / (now() - t0) / 1e6;
+                if (v > best)
+                    best = v;
+            }
+            printf("%zu %.1f\n", bytes, best);
+            fflush(stdout);
+        }
+        command(0);
         return 0;
     }
     for (;;) {
         recv_msg(8);
         uint64_t bytes;
         memcpy(&bytes, rx, sizeof(bytes));
+        if (bytes & STREAM) {
+            bytes &= ~STREAM;
+            if (bytes > STREAM_MAX)
+                return 0;
+            for (int r = 0; r < REPS * stream_rounds(bytes); r++) {
+                for (int w = 0; w < WINDOW; w++)
+                    recv_msg(bytes);
+                send_msg(1);
+            }
+            continue;
+        }
         if (!bytes || bytes > MAX)
             return 0;
         for (int r = 0; r < REPS; r++) {
