@@ -94,51 +94,48 @@ best() {  # NAME KIND(lat|bw|st) BYTES: best value over the rounds
         END { if (n) printf "%.1f", r; else printf "-" }'
 }
 
+label() {  # NAME: the row's name in the tables
+    case $1 in
+    ktcp) echo "kernel TCP (tcp_raw)" ;;
+    ktcpspin) echo "kernel TCP, polling reads (tcp_raw --spin)" ;;
+    kudp) echo "kernel UDP, no protocol (udp_raw)" ;;
+    kudph) echo "kernel UDP, a 48-byte header per datagram (udp_raw --hdr 48 --alt)" ;;
+    *) echo "Uzura $1" ;;
+    esac
+}
+
+ratios() {  # KIND(bw|st) BYTES...: udp against kernel TCP both ways and the datagram ceiling
+    local kind=$1 b u t s k
+    shift
+    for b in "$@"; do
+        u=$(best udp "$kind" "$b") t=$(best ktcp "$kind" "$b") s=$(best ktcpspin "$kind" "$b") k=$(best kudp "$kind" "$b")
+        awk -v b="$b" -v u="$u" -v t="$t" -v s="$s" -v k="$k" 'BEGIN {
+            printf "  %8d B: udp %s, kernel TCP %s (%.2fx), polling %s (%.2fx), kernel UDP %s (%.2fx)\n", b, u, t,
+                   (t > 0 ? u / t : 0), s, (s > 0 ? u / s : 0), k, (k > 0 ? u / k : 0) }'
+    done
+}
+
 echo "# udp_bench.sh $build $mtu, $rounds rounds, best of each; $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| MTU $mtu | latency 8 B (µs) | latency 64 KiB (µs) | bandwidth 64 KiB (MB/s) | bandwidth 1 MiB (MB/s) | bandwidth 16 MiB (MB/s) |"
 echo "|---|---|---|---|---|---|"
 for n in tcp udp ether ktcp ktcpspin kudp kudph; do
-    case $n in
-    ktcp) label="kernel TCP (tcp_raw)" ;;
-    ktcpspin) label="kernel TCP, polling reads (tcp_raw --spin)" ;;
-    kudp) label="kernel UDP, no protocol (udp_raw)" ;;
-    kudph) label="kernel UDP, a 48-byte header per datagram (udp_raw --hdr 48 --alt)" ;;
-    *) label="Uzura $n" ;;
-    esac
-    echo "| $label | $(best $n lat 8) | $(best $n lat 65536) | $(best $n bw 65536) | $(best $n bw 1048576) | $(best $n bw 16777216) |"
+    echo "| $(label $n) | $(best $n lat 8) | $(best $n lat 65536) | $(best $n bw 65536) | $(best $n bw 1048576) | $(best $n bw 16777216) |"
 done
 echo
 echo "udp bandwidth against kernel TCP (blocking reads; polling reads) and the datagram ceiling:"
-for b in 65536 131072 262144 524288 1048576 4194304 16777216; do
-    u=$(best udp bw $b) t=$(best ktcp bw $b) s=$(best ktcpspin bw $b) k=$(best kudp bw $b)
-    awk -v b=$b -v u="$u" -v t="$t" -v s="$s" -v k="$k" 'BEGIN {
-        printf "  %8d B: udp %s, kernel TCP %s (%.2fx), polling %s (%.2fx), kernel UDP %s (%.2fx)\n", b, u, t,
-               (t > 0 ? u / t : 0), s, (s > 0 ? u / s : 0), k, (k > 0 ? u / k : 0) }'
-done
+ratios bw 65536 131072 262144 524288 1048576 4194304 16777216
 echo
 echo "Streaming bandwidth (MB/s), 64 messages in flight, then a short reply:"
 echo
 echo "| MTU $mtu | 64 KiB | 256 KiB | 1 MiB |"
 echo "|---|---|---|---|"
 for n in tcp udp ktcp ktcpspin kudp kudph; do
-    case $n in
-    ktcp) label="kernel TCP (tcp_raw)" ;;
-    ktcpspin) label="kernel TCP, polling reads (tcp_raw --spin)" ;;
-    kudp) label="kernel UDP, no protocol (udp_raw)" ;;
-    kudph) label="kernel UDP, a 48-byte header per datagram (udp_raw --hdr 48 --alt)" ;;
-    *) label="Uzura $n" ;;
-    esac
-    echo "| $label | $(best $n st 65536) | $(best $n st 262144) | $(best $n st 1048576) |"
+    echo "| $(label $n) | $(best $n st 65536) | $(best $n st 262144) | $(best $n st 1048576) |"
 done
 echo
 echo "udp streaming bandwidth against kernel TCP (blocking reads; polling reads) and the datagram ceiling:"
-for b in 65536 131072 262144 524288 1048576; do
-    u=$(best udp st $b) t=$(best ktcp st $b) s=$(best ktcpspin st $b) k=$(best kudp st $b)
-    awk -v b=$b -v u="$u" -v t="$t" -v s="$s" -v k="$k" 'BEGIN {
-        printf "  %8d B: udp %s, kernel TCP %s (%.2fx), polling %s (%.2fx), kernel UDP %s (%.2fx)\n", b, u, t,
-               (t > 0 ? u / t : 0), s, (s > 0 ? u / s : 0), k, (k > 0 ? u / k : 0) }'
-done
+ratios st 65536 131072 262144 524288 1048576
 echo
 echo "The ceilings themselves against kernel TCP with polling reads: kernel UDP with no"
 echo "protocol, and with a header in every datagram laid out as udp sends it.  Where the"
