@@ -15,8 +15,8 @@
  * an MTU of 1500 less IPv4 and UDP headers).  Both sides poll (nonblocking
  * reads in a loop), as an MPI rank does.  A lost datagram would hang the
  * ping-pong; the receive buffer is made large enough that on a veth pair
- * none is lost, and a side that waits two seconds for a datagram says so
- * and exits 1 instead.
+ * none is lost, and a side that waits two seconds for the rest of a
+ * message (or for a reply) says so and exits 1 instead.
  *
  * --hdr B sends every datagram as two pieces of the iovec, B header bytes
  * from an array of headers and seg - B payload bytes from the message:
@@ -131,8 +131,11 @@ static void send_msg(size_t bytes)
     } while (off < bytes);
 }
 
-/* Receive datagrams until `bytes` have come (each into place, by arrival). */
-static void recv_msg(size_t bytes)
+/* Receive datagrams until `bytes` have come (each into place, by arrival).
+ * Waiting for a datagram of a message under way, two seconds of silence
+ * mean one was lost; waiting for the client's next command (`patient`),
+ * they do not. */
+static void recv_any(size_t bytes, int patient)
 {
     size_t got = 0;
     unsigned empty = 0;
@@ -146,7 +149,7 @@ static void recv_msg(size_t bytes)
         if (n < 0) {
             if (errno != EAGAIN && errno != EINTR)
                 die("recvmsg");
-            if (++empty % 4096 == 0) {      /* a lost datagram would hang us */
+            if (!patient && ++empty % 4096 == 0) {      /* a lost datagram would hang us */
                 if (!since)
                     since = now();
                 else if (now() - since > 2.0) {
@@ -163,6 +166,11 @@ static void recv_msg(size_t bytes)
         }
         got += (size_t)(n ? n : 1);
     } while (got < (bytes ? bytes : 1));
+}
+
+static void recv_msg(size_t bytes)
+{
+    recv_any(bytes, 0);
 }
 
 static int iterations(size_t bytes)
@@ -277,7 +285,7 @@ int main(int argc, char **argv)
         return 0;
     }
     for (;;) {
-        recv_msg(8);
+        recv_any(8, 1);
         uint64_t bytes;
         memcpy(&bytes, rx, sizeof(bytes));
         if (bytes & STREAM) {
