@@ -239,7 +239,8 @@ static void copy_record(unsigned char *dst, size_t off, size_t n, const void *hd
 }
 
 /* The unsealed header of segment s, from its metadata: flags, number and
- * length (a record's first segment adds rec_len and hdr_len).  A record
+ * length (for a record's first segment, always copied, the caller adds
+ * rec_len and hdr_len).  A record
  * held until its ACK asks for the ACK at once on its last segment; one
  * held briefly is copied when we are idle, and its ACK may ride on the
  * receiver's next packet, as for a copied record.  Segments read from the
