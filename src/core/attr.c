@@ -466,6 +466,14 @@ int uz_attr_copy_all(enum uz_attr_kind kind, void *old_handle, const struct uz_a
 int uz_attr_delete_all(enum uz_attr_kind kind, void *handle, struct uz_attr_list **list)
 {
     (void)kind;
+    /* An attribute whose delete callback runs further up the stack: the
+     * object is being freed from inside one of its own callbacks.  Refuse
+     * before deleting anything, which keeps the object (and that caller's
+     * entry) alive. */
+    for (struct uz_attr *e = *list ? (*list)->first : NULL; e != NULL; e = e->next)
+        if (e->busy)
+            return uz_err_make(MPI_ERR_OTHER, "cannot free an object from inside the delete "
+                               "callback of its attribute (keyval %d)", e->kv->id);
     /* Newest first; a callback may delete or add attributes of this very
      * object, so the next one to delete is looked up afresh each time. */
     struct uz_attr *e;

@@ -81,7 +81,9 @@ int uz_attr_copy_all(enum uz_attr_kind kind, void *old_handle, const struct uz_a
 
 /* Free: run the delete callbacks, newest attribute first, and release the
  * list.  If a callback fails, the attributes not yet deleted (that one
- * included) stay on the object and its error is returned. */
+ * included) stay on the object and its error is returned.  Called while
+ * one of the object's delete callbacks runs (the object freed from inside
+ * it), it deletes nothing and fails with MPI_ERR_OTHER. */
 int uz_attr_delete_all(enum uz_attr_kind kind, void *handle, struct uz_attr_list **list);
 
 /* Number of attributes on a list (tests, diagnostics). */

@@ -3,14 +3,14 @@
  * whose callback is running, and keyvals that outlive their free (issue
  * 22): a delete callback that deletes, reads or sets other attributes of
  * the same communicator (through MPI_Comm_delete_attr, MPI_Comm_free and
- * MPI_Finalize); a copy callback that changes the communicator being
- * duplicated; a keyval freed inside its own delete callback and freed
- * again while attributes still use it; a freed keyval's number never
- * reaching a newer keyval; a failing copy callback leaving MPI_COMM_NULL
- * from MPI_Comm_dup, _dup_with_info and _idup; a failing delete callback
- * when a value is replaced; window keyvals; and at MPI_Finalize the
- * attributes of MPI_COMM_SELF deleted newest first, then those of
- * MPI_COMM_WORLD and of the predefined datatypes.
+ * MPI_Finalize), or tries to free it (refused); a copy callback that
+ * changes the communicator being duplicated; a keyval freed inside its own
+ * delete callback and freed again while attributes still use it; a freed
+ * keyval's number never reaching a newer keyval; a failing copy callback
+ * leaving MPI_COMM_NULL from MPI_Comm_dup, _dup_with_info and _idup; a
+ * failing delete callback when a value is replaced; window keyvals; and at
+ * MPI_Finalize the attributes of MPI_COMM_SELF deleted newest first, then
+ * those of MPI_COMM_WORLD and of the predefined datatypes.
  */
 #include "uztest.h"
 
@@ -159,6 +159,44 @@ static void test_delete_reads_and_sets(void)
                "free with an attribute set by a delete callback");
     CHECK_MPI(MPI_Comm_free_keyval(&k_reader));
     CHECK_MPI(MPI_Comm_free_keyval(&k_late));
+}
+
+/* A delete callback that frees its own communicator is refused (the
+ * communicator and its other attributes stay). */
+static int k_freer, free_class_in_callback;
+
+static int delete_frees_comm(MPI_Comm c, int k, void *v, void *extra)
+{
+    log_delete(k, v);
+    MPI_Comm copy = c;
+    int rc = MPI_Comm_free(&copy);
+    free_class_in_callback = rc == MPI_SUCCESS ? MPI_SUCCESS : uzt_class(rc);
+    if (copy != c)
+        free_class_in_callback = -1;
+    return MPI_SUCCESS;
+}
+
+static void test_free_from_callback(void)
+{
+    int flag, v = 1, sum = 0;
+    CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_frees_comm, &k_freer, NULL));
+    MPI_Comm c;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    CHECK_MPI(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+    CHECK_MPI(MPI_Comm_set_attr(c, k_a, (void *)61));
+    CHECK_MPI(MPI_Comm_set_attr(c, k_freer, (void *)62));
+    nlog = 0;
+    CHECK_MPI(MPI_Comm_delete_attr(c, k_freer));
+    CHECK_EQ(free_class_in_callback, MPI_ERR_OTHER);
+    expect_log((int[]){ k_freer }, (intptr_t[]){ 62 }, 1, "a refused free deletes nothing");
+    CHECK_EQ(get(c, k_a, &flag), 61);
+    CHECK_EQ(flag, 1);
+    CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, c));
+    CHECK_EQ(sum, n);
+    nlog = 0;
+    CHECK_MPI(MPI_Comm_free(&c));
+    expect_log((int[]){ k_a }, (intptr_t[]){ 61 }, 1, "the free after it");
+    CHECK_MPI(MPI_Comm_free_keyval(&k_freer));
 }
 
 /* --------------------------------------------- copy changing the source */
@@ -504,6 +542,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     test_delete_deletes_others();
     test_delete_reads_and_sets();
+    test_free_from_callback();
     test_copy_changes_source();
     test_keyval_freed_in_use();
     test_failing_copy();
