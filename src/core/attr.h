@@ -11,11 +11,16 @@
  *
  * Each object keeps a `struct uz_attr_list *` (NULL while it has no
  * attributes) and passes its user handle, so that callbacks see the handle
- * the user knows.  Attributes are kept in the order they were set; when an
- * object is freed they are deleted in the reverse of that order (what
- * MPI-3.1 requires of MPI_COMM_SELF at MPI_Finalize, and a fine order for
- * every other object).  A keyval freed while attributes still use it stays
- * alive, invisible to the user, until the last of them is deleted.
+ * the user knows.  Attributes are kept in the order they were set
+ * (replacing a value counts as setting it); when an object is freed they
+ * are deleted in the reverse of that order (what MPI-4.1 §11.2.4 requires
+ * of MPI_COMM_SELF at MPI_Finalize, and a fine order for every other
+ * object).  Callbacks may set, get and delete other attributes of the
+ * object whose callback is running.  A keyval freed while attributes still
+ * use it lives until the last of them is deleted: its callbacks keep
+ * running, its number still reaches those attributes, and freeing it again
+ * meanwhile does nothing (as in MPICH); once it is gone, its number is
+ * MPI_ERR_KEYVAL everywhere.
  *
  * Plugging in an object kind: call uz_attr_copy_all() from its dup (a copy
  * callback that fails makes the dup fail with that error; the attributes
@@ -45,7 +50,8 @@ typedef void (*uz_attr_fn)(void);
 struct uz_attr_list;
 
 /* MPI_{Comm,Type,Win}_create_keyval and _free_keyval.  free sets *keyval to
- * MPI_KEYVAL_INVALID; misuse (unknown keyval, wrong kind) is MPI_ERR_KEYVAL. */
+ * MPI_KEYVAL_INVALID; misuse (unknown or dead keyval, wrong kind) is
+ * MPI_ERR_KEYVAL. */
 int uz_keyval_create(enum uz_attr_kind kind, uz_attr_fn copy_fn, uz_attr_fn delete_fn,
                      void *extra_state, int *keyval);
 int uz_keyval_free(enum uz_attr_kind kind, int *keyval);
@@ -55,7 +61,9 @@ int uz_keyval_check(enum uz_attr_kind kind, int keyval);
 
 /* Set, get and delete one attribute of the object whose user handle is
  * `handle` and whose list is *list.  Setting a key that is already set runs
- * the delete callback on the old value first. */
+ * the delete callback on the old value first; if that callback fails, the
+ * old value stays and its error is returned (so for delete).  Deleting a
+ * key that is not set, or whose delete callback is running, does nothing. */
 int uz_attr_set(enum uz_attr_kind kind, void *handle, struct uz_attr_list **list,
                 int keyval, void *value);
 int uz_attr_get(enum uz_attr_kind kind, const struct uz_attr_list *list, int keyval,
@@ -73,7 +81,9 @@ int uz_attr_copy_all(enum uz_attr_kind kind, void *old_handle, const struct uz_a
 
 /* Free: run the delete callbacks, newest attribute first, and release the
  * list.  If a callback fails, the attributes not yet deleted (that one
- * included) stay on the object and its error is returned. */
+ * included) stay on the object and its error is returned.  Called while
+ * one of the object's delete callbacks runs (the object freed from inside
+ * it), it deletes nothing and fails with MPI_ERR_OTHER. */
 int uz_attr_delete_all(enum uz_attr_kind kind, void *handle, struct uz_attr_list **list);
 
 /* Number of attributes on a list (tests, diagnostics). */

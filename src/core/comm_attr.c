@@ -148,6 +148,5 @@ int uz_mpi_Attr_delete(uz_comm *comm, int keyval)
 int uz_comm_finalize_attrs(void)
 {
     int err = uz_comm_delete_attrs(&uz_comm_self);
-    int err2 = uz_comm_delete_attrs(&uz_comm_world);
-    return err ? err : err2;
+    return err ? err : uz_comm_delete_attrs(&uz_comm_world);
 }

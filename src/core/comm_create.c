@@ -177,7 +177,9 @@ fail:
 }
 
 /* Copy the attributes: a copy callback that fails makes the dup fail (the
- * other members may well have succeeded; MPI leaves that to the user). */
+ * other members may well have succeeded; MPI leaves that to the user).
+ * The attributes copied before it are deleted again by copy_all; the
+ * caller discards the half-made communicator. */
 static int dup_attrs(uz_comm *comm, uz_comm *c)
 {
     return uz_attr_copy_all(UZ_ATTR_COMM, uz_comm_handle(comm), comm->attrs, uz_comm_handle(c),
@@ -188,6 +190,9 @@ static int dup_with(uz_comm *comm, uz_info *info, MPI_Comm *newcomm)
 {
     uint32_t ids[2] = { 0, 0 };
     uz_comm *c = NULL;
+    /* A failed dup returns MPI_COMM_NULL, as MPICH does, so that a program
+     * that checks the handle rather than the code does not use garbage. */
+    *newcomm = MPI_COMM_NULL;
     int err = agree_over(comm, 1, comm->is_inter ? 2 : 1, ids);
     if (err)
         return err;
@@ -344,6 +349,8 @@ static int idup_with(uz_comm *comm, uz_info *info, MPI_Comm *newcomm, MPI_Reques
 fail:
     free(st);
     uz_comm_discard(c);
+    *newcomm = MPI_COMM_NULL;
+    *request = MPI_REQUEST_NULL;
     return err;
 }
 

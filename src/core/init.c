@@ -127,8 +127,9 @@ int uz_mpi_Finalize(void)
 {
     int err;
     /* MPI_COMM_SELF's attribute delete callbacks run first, while MPI is
-     * still fully usable (MPI-4.1 §11.2.2). */
-    if ((err = uz_comm_finalize_attrs()))
+     * still fully usable (MPI-4.1 §11.2.2); then those of the objects that
+     * are never freed: MPI_COMM_WORLD and the predefined datatypes. */
+    if ((err = uz_comm_finalize_attrs()) || (err = uz_datatype_finalize_attrs()))
         return err;
     pthread_mutex_lock(&init_lock);
     if ((err = uz_layers_finalize())) {

@@ -88,4 +88,8 @@ int uz_datatype_builtin_slot(const uz_datatype *dt);
 /* Set up the predefined types (idempotent; MPI_Init calls it). */
 void uz_datatype_init_builtins(void);
 
+/* Run the delete callbacks of the predefined types' attributes (MPI_Finalize
+ * calls it after MPI_COMM_SELF's); a callback's error stops it. */
+int uz_datatype_finalize_attrs(void);
+
 #endif /* UZ_DATATYPE_DATATYPE_H */

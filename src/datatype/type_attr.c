@@ -1,7 +1,8 @@
 /*
  * type_attr.c — keyvals and attributes on datatypes, through the shared
  * attribute engine (core/attr.h).  Predefined types may carry attributes
- * too; their lists live in the built-in objects.
+ * too; their lists live in the built-in objects, and MPI_Finalize deletes
+ * them (as MPICH does), since those types are never freed.
  */
 #include "core/attr.h"
 #include "datatype/datatype.h"
@@ -34,4 +35,17 @@ int uz_mpi_Type_delete_attr(uz_datatype *datatype, int type_keyval)
 {
     return uz_attr_delete(UZ_ATTR_TYPE, uz_datatype_handle(datatype), &datatype->attrs,
                           type_keyval);
+}
+
+int uz_datatype_finalize_attrs(void)
+{
+    for (int i = 0; i < UZ_DATATYPE_TABLE_SIZE; i++) {
+        uz_datatype *dt = uz_datatype_builtin[i];
+        if (dt == NULL || dt->attrs == NULL)
+            continue;
+        int err = uz_attr_delete_all(UZ_ATTR_TYPE, uz_datatype_handle(dt), &dt->attrs);
+        if (err)
+            return err;
+    }
+    return MPI_SUCCESS;
 }

@@ -66,8 +66,10 @@ int uz_mpi_Type_free(MPI_Datatype *datatype)
 int uz_mpi_Type_dup(uz_datatype *oldtype, MPI_Datatype *newtype)
 {
     uz_datatype *dt = calloc(1, sizeof(*dt));
-    if (dt == NULL)
+    if (dt == NULL) {
+        *newtype = MPI_DATATYPE_NULL;
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory duplicating a datatype");
+    }
     *dt = *oldtype;
     uz_object_init(&dt->obj, UZ_MAGIC_DATATYPE);
     dt->predefined = 0;
@@ -83,7 +85,11 @@ int uz_mpi_Type_dup(uz_datatype *oldtype, MPI_Datatype *newtype)
         err = uz_attr_copy_all(UZ_ATTR_TYPE, uz_datatype_handle(oldtype), oldtype->attrs,
                                (MPI_Datatype)dt, &dt->attrs);
     if (err) {
+        /* A failed copy callback: the attributes copied before it are
+         * deleted again, and the caller gets MPI_DATATYPE_NULL (as from
+         * MPICH), not a half-made type. */
         uz_dt_release(dt);
+        *newtype = MPI_DATATYPE_NULL;
         return err;
     }
     dt->large = 0;

@@ -162,7 +162,18 @@ UZ_EXPORT int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhand
 
 UZ_EXPORT int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
-    return uz_err_raise_comm("MPI_Win_create_keyval", NULL, uz_err_unsupported("MPI_Win_create_keyval"));
+    static const char uz_fn[] = "MPI_Win_create_keyval";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(win_keyval, "win_keyval")))
+        goto fail;
+    uz_rc = uz_mpi_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state) __attribute__((weak, alias("PMPI_Win_create_keyval")));
 
@@ -222,7 +233,18 @@ UZ_EXPORT int MPI_Win_free(MPI_Win *win) __attribute__((weak, alias("PMPI_Win_fr
 
 UZ_EXPORT int PMPI_Win_free_keyval(int *win_keyval)
 {
-    return uz_err_raise_comm("MPI_Win_free_keyval", NULL, uz_err_unsupported("MPI_Win_free_keyval"));
+    static const char uz_fn[] = "MPI_Win_free_keyval";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(win_keyval, "win_keyval")))
+        goto fail;
+    uz_rc = uz_mpi_Win_free_keyval(win_keyval);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Win_free_keyval(int *win_keyval) __attribute__((weak, alias("PMPI_Win_free_keyval")));
 

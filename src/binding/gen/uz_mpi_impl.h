@@ -388,7 +388,9 @@ int uz_mpi_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_
 int uz_mpi_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
 int uz_mpi_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]);
 MPI_Fint uz_mpi_Win_c2f(MPI_Win win);
+int uz_mpi_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state);
 MPI_Win uz_mpi_Win_f2c(MPI_Fint win);
+int uz_mpi_Win_free_keyval(int *win_keyval);
 MPI_Win uz_mpi_Win_fromint(int win);
 int uz_mpi_Win_toint(MPI_Win win);
 double uz_mpi_Wtick(void);

@@ -2,11 +2,13 @@
  * attributes.c — attribute values between Fortran and C.
  *
  * A value set from Fortran is an INTEGER(KIND=MPI_ADDRESS_KIND) (a default
- * INTEGER for MPI-1's MPI_ATTR_PUT) and C keeps it in the void * itself.
- * Reading gives back that integer, or, for a value C set, its address as
- * an integer — except the predefined attributes, which C keeps as pointers
- * to their values and Fortran reads as the values (MPI_TAG_UB is an
- * integer, MPI_WIN_BASE the window's address, MPI_WIN_SIZE its size).
+ * INTEGER for MPI-1's MPI_ATTR_PUT, sign-extended); C gets it as the
+ * address of a cell that holds it (attr_values.c), which is what a C
+ * program reading it expects.  Fortran reading gives back that integer, or,
+ * for a value C set, its address as an integer (truncated to an INTEGER by
+ * MPI_ATTR_GET) — except the predefined attributes, which C keeps as
+ * pointers to their values and Fortran reads as the values (MPI_TAG_UB is
+ * an integer, MPI_WIN_BASE the window's address, MPI_WIN_SIZE its size).
  */
 #include "uzf.h"
 #include "uzf_core.h"
@@ -18,7 +20,7 @@ static MPI_Aint comm_value(int keyval, void *v)
     case MPI_APPNUM: case MPI_LASTUSEDCODE: case MPI_UNIVERSE_SIZE:
         return *(int *)v;
     }
-    return (MPI_Aint)v;
+    return uzf_attr_fortran_value(v);
 }
 
 static MPI_Aint win_value(int keyval, void *v)
@@ -29,12 +31,14 @@ static MPI_Aint win_value(int keyval, void *v)
     case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
         return *(int *)v;
     }
-    return (MPI_Aint)v;            /* MPI_WIN_BASE is the address itself */
+    if (keyval == MPI_WIN_BASE)
+        return (MPI_Aint)v;        /* the address itself */
+    return uzf_attr_fortran_value(v);
 }
 
 static MPI_Aint type_value(int keyval, void *v)
 {
-    return (MPI_Aint)v;
+    return uzf_attr_fortran_value(v);
 }
 
 static int got(int rc, int flag, MPI_Aint value, MPI_Aint *attribute_val, MPI_Fint *fflag)
@@ -47,9 +51,20 @@ static int got(int rc, int flag, MPI_Aint value, MPI_Aint *attribute_val, MPI_Fi
     return MPI_SUCCESS;
 }
 
+/* The cell of a value that was not stored goes at once. */
+static int stored(int rc, void *cell)
+{
+    if (rc != MPI_SUCCESS)
+        uzf_attr_cell_free(cell);
+    return rc;
+}
+
 int uzf_Comm_set_attr(const MPI_Fint *comm, const MPI_Fint *keyval, const MPI_Aint *attribute_val)
 {
-    return PMPI_Comm_set_attr(PMPI_Comm_f2c(*comm), *keyval, (void *)*attribute_val);
+    void *cell = uzf_attr_cell_new(*attribute_val);
+    if (cell == NULL)
+        return uzf_raise(comm, MPI_ERR_NO_MEM, "out of memory in MPI_COMM_SET_ATTR");
+    return stored(PMPI_Comm_set_attr(PMPI_Comm_f2c(*comm), *keyval, cell), cell);
 }
 
 int uzf_Comm_get_attr(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Aint *attribute_val,
@@ -62,7 +77,10 @@ int uzf_Comm_get_attr(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Aint *at
 
 int uzf_Type_set_attr(const MPI_Fint *datatype, const MPI_Fint *keyval, const MPI_Aint *attribute_val)
 {
-    return PMPI_Type_set_attr(PMPI_Type_f2c(*datatype), *keyval, (void *)*attribute_val);
+    void *cell = uzf_attr_cell_new(*attribute_val);
+    if (cell == NULL)
+        return uzf_nomem();
+    return stored(PMPI_Type_set_attr(PMPI_Type_f2c(*datatype), *keyval, cell), cell);
 }
 
 int uzf_Type_get_attr(const MPI_Fint *datatype, const MPI_Fint *keyval, MPI_Aint *attribute_val,
@@ -75,7 +93,10 @@ int uzf_Type_get_attr(const MPI_Fint *datatype, const MPI_Fint *keyval, MPI_Aint
 
 int uzf_Win_set_attr(const MPI_Fint *win, const MPI_Fint *keyval, const MPI_Aint *attribute_val)
 {
-    return PMPI_Win_set_attr(PMPI_Win_f2c(*win), *keyval, (void *)*attribute_val);
+    void *cell = uzf_attr_cell_new(*attribute_val);
+    if (cell == NULL)
+        return uzf_nomem();
+    return stored(PMPI_Win_set_attr(PMPI_Win_f2c(*win), *keyval, cell), cell);
 }
 
 int uzf_Win_get_attr(const MPI_Fint *win, const MPI_Fint *keyval, MPI_Aint *attribute_val,
@@ -89,7 +110,10 @@ int uzf_Win_get_attr(const MPI_Fint *win, const MPI_Fint *keyval, MPI_Aint *attr
 /* MPI-1: default INTEGER values on communicators. */
 int uzf_Attr_put(const MPI_Fint *comm, const MPI_Fint *keyval, const MPI_Fint *attribute_val)
 {
-    return PMPI_Comm_set_attr(PMPI_Comm_f2c(*comm), *keyval, (void *)(intptr_t)*attribute_val);
+    void *cell = uzf_attr_cell_new(*attribute_val);
+    if (cell == NULL)
+        return uzf_raise(comm, MPI_ERR_NO_MEM, "out of memory in MPI_ATTR_PUT");
+    return stored(PMPI_Comm_set_attr(PMPI_Comm_f2c(*comm), *keyval, cell), cell);
 }
 
 int uzf_Attr_get(const MPI_Fint *comm, const MPI_Fint *keyval, MPI_Fint *attribute_val,

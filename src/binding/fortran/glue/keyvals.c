@@ -6,9 +6,12 @@
  * made from Fortran is created with the C trampolines below and an
  * extra_state that records the two Fortran procedures and the user's own
  * INTEGER(KIND=MPI_ADDRESS_KIND) extra state.  In C the attribute value is
- * a void *; a Fortran value is stored in it as an integer, so the
- * trampolines pass it through by value.  Keys made by the MPI-1
- * MPI_KEYVAL_CREATE use default INTEGERs for the values and extra state.
+ * a void *: for a value set from Fortran, the address of the cell that
+ * holds it (attr_values.c).  The trampolines hand the Fortran procedures
+ * the integer (a value C set goes as its address), keep a copy's result in
+ * a new cell, and free a cell once its delete procedure succeeded.  Keys
+ * made by the MPI-1 MPI_KEYVAL_CREATE use default INTEGERs for the values
+ * and extra state.
  *
  * The predefined procedures are real Fortran-callable procedures (the
  * names mpif.h declares EXTERNAL): they may be called like any other, and
@@ -58,31 +61,41 @@ static struct keyval *keyval_new(uzf_proc copy, uzf_proc del, MPI_Aint extra, in
 static int copy(struct keyval *k, MPI_Fint old, int keyval, void *in, void *out, int *flag)
 {
     MPI_Fint fkey = keyval, fflag = UZF_FALSE, ierror = MPI_SUCCESS;
+    MPI_Aint value = uzf_attr_fortran_value(in), result = 0;
     if (k->legacy) {
-        MPI_Fint extra = (MPI_Fint)k->extra_state, fin = (MPI_Fint)(intptr_t)in, fout = 0;
+        MPI_Fint extra = (MPI_Fint)k->extra_state, fin = (MPI_Fint)value, fout = 0;
         ((copy_fn_legacy *)k->copy)(&old, &fkey, &extra, &fin, &fout, &fflag, &ierror);
-        if (uzf_logical(fflag))
-            *(void **)out = (void *)(intptr_t)fout;
+        result = fout;
     } else {
-        MPI_Aint extra = k->extra_state, fin = (MPI_Aint)in, fout = 0;
-        ((copy_fn *)k->copy)(&old, &fkey, &extra, &fin, &fout, &fflag, &ierror);
-        if (uzf_logical(fflag))
-            *(void **)out = (void *)fout;
+        MPI_Aint extra = k->extra_state;
+        ((copy_fn *)k->copy)(&old, &fkey, &extra, &value, &result, &fflag, &ierror);
     }
-    *flag = uzf_logical(fflag);
-    return ierror;
+    *flag = 0;
+    if (ierror != MPI_SUCCESS || !uzf_logical(fflag))
+        return ierror;
+    /* The copy is a value Fortran set: it gets a cell of its own. */
+    void *cell = uzf_attr_cell_new(result);
+    if (cell == NULL)
+        return MPI_ERR_NO_MEM;
+    *(void **)out = cell;
+    *flag = 1;
+    return MPI_SUCCESS;
 }
 
 static int delete(struct keyval *k, MPI_Fint obj, int keyval, void *value)
 {
     MPI_Fint fkey = keyval, ierror = MPI_SUCCESS;
+    MPI_Aint fvalue = uzf_attr_fortran_value(value);
     if (k->legacy) {
-        MPI_Fint extra = (MPI_Fint)k->extra_state, fvalue = (MPI_Fint)(intptr_t)value;
-        ((delete_fn_legacy *)k->del)(&obj, &fkey, &fvalue, &extra, &ierror);
+        MPI_Fint extra = (MPI_Fint)k->extra_state, fvalue1 = (MPI_Fint)fvalue;
+        ((delete_fn_legacy *)k->del)(&obj, &fkey, &fvalue1, &extra, &ierror);
     } else {
-        MPI_Aint extra = k->extra_state, fvalue = (MPI_Aint)value;
+        MPI_Aint extra = k->extra_state;
         ((delete_fn *)k->del)(&obj, &fkey, &fvalue, &extra, &ierror);
     }
+    /* A failed delete leaves the attribute, and so its cell. */
+    if (ierror == MPI_SUCCESS)
+        uzf_attr_cell_free(value);
     return ierror;
 }
 

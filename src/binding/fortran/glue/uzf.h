@@ -142,6 +142,19 @@ void uzf_tmp_free(void *p, void *local);
 int uzf_comm_peers(MPI_Comm comm);
 int uzf_neighbor_degree(MPI_Comm comm, int out);
 
+/* ---------------------------------------------------- attribute values */
+
+/* A value set from Fortran as C stores it: the address of a cell holding
+ * it (attr_values.c); NULL when out of memory. */
+void *uzf_attr_cell_new(MPI_Aint value);
+
+/* What Fortran reads of a C attribute value: a cell's integer, or the
+ * address itself for a value C set. */
+MPI_Aint uzf_attr_fortran_value(void *v);
+
+/* Free the cell at v, if v is one (its attribute is gone). */
+void uzf_attr_cell_free(void *v);
+
 /* -------------------------------------------------------------- errors */
 
 /* An error found by the glue itself, raised through the error handler of
