@@ -38,7 +38,6 @@ static void status_of(const struct uz_unexpected *u, MPI_Status *status)
         return;
     status->MPI_SOURCE = u->src;
     status->MPI_TAG = u->tag;
-    status->MPI_ERROR = MPI_SUCCESS;
     uz_status_set_bytes(status, (MPI_Count)u->size);
     uz_status_set_cancelled(status, 0);
 }
@@ -66,10 +65,8 @@ int uz_pt2pt_probe(int source, int tag, uz_comm *comm, uint32_t context_id, int 
 
 static void proc_null_status(MPI_Status *status)
 {
-    if (status != MPI_STATUS_IGNORE) {
-        uz_status_set_empty(status);
-        status->MPI_SOURCE = MPI_PROC_NULL;
-    }
+    if (status != MPI_STATUS_IGNORE)
+        uz_status_set_proc_null(status);
 }
 
 int uz_mpi_Probe(int source, int tag, uz_comm *comm, MPI_Status *status)

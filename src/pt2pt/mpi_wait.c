@@ -64,19 +64,22 @@ static int retire(MPI_Request *handle, uz_request *r, MPI_Status *status)
     return err;
 }
 
-/* Status of a request that is not retired (MPI_Request_get_status). */
-static void peek_status(uz_request *r, MPI_Status *status)
+/* Status of a request that is not retired (MPI_Request_get_status), its
+ * MPI_ERROR left alone as retire() leaves it; returns the operation's
+ * error code for the calls that return several statuses. */
+static int peek_status(uz_request *r, MPI_Status *status)
 {
     uz_request *op = running(r);
     if (status == MPI_STATUS_IGNORE)
-        return;
+        return MPI_SUCCESS;
     if (!op) {
         uz_status_set_empty(status);
-        return;
+        return MPI_SUCCESS;
     }
     if (op->ops && op->ops->query)
         op->status.MPI_ERROR = op->ops->query(op);
-    *status = op->status;
+    uz_request_copy_status(op, status);
+    return op->status.MPI_ERROR;
 }
 
 /* Resolve an array of handles; NULL entries are null handles.  Returns -1
@@ -515,7 +518,7 @@ int uz_mpi_Request_get_status_all(int count, const MPI_Request array_of_requests
         *flag = all_done(&m);
         for (int i = 0; *flag && array_of_statuses != MPI_STATUSES_IGNORE && i < count; i++) {
             if (reqs[i])
-                peek_status(reqs[i], &array_of_statuses[i]);
+                array_of_statuses[i].MPI_ERROR = peek_status(reqs[i], &array_of_statuses[i]);
             else
                 uz_status_set_empty(&array_of_statuses[i]);
         }
@@ -546,7 +549,7 @@ int uz_mpi_Request_get_status_some(int incount, const MPI_Request array_of_reque
             if (!reqs[i] || !running(reqs[i]) || !uz_request_is_complete(running(reqs[i])))
                 continue;
             if (array_of_statuses != MPI_STATUSES_IGNORE)
-                peek_status(reqs[i], &array_of_statuses[n]);
+                array_of_statuses[n].MPI_ERROR = peek_status(reqs[i], &array_of_statuses[n]);
             array_of_indices[n++] = i;
         }
         *outcount = n;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "pt2pt/request.h"
+#include "pt2pt/status.h"
 #include "transport/transport.h"
 
 /* How a world rank is reached. */
@@ -97,11 +98,13 @@ void uz_request_wait(uz_request *req);
 void uz_progress_register(uz_request *req);
 void uz_progress_unregister(uz_request *req);
 
-/* Fill `status` from a completed request (MPI_STATUS_IGNORE allowed). */
+/* Fill `status` from a completed request (MPI_STATUS_IGNORE allowed) for
+ * a call that returns one status: its MPI_ERROR stays the user's (status.h);
+ * the calls returning several set it themselves. */
 static inline void uz_request_copy_status(const uz_request *req, MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE)
-        *status = req->status;
+        uz_status_copy_out(status, &req->status);
 }
 
 #endif /* UZ_PT2PT_PT2PT_H */

@@ -591,7 +591,7 @@ static uz_request *proc_null_request(void)
     if (!r)
         return NULL;
     uz_status_set_empty(&r->status);
-    r->status.MPI_SOURCE = MPI_PROC_NULL;
+    uz_status_set_proc_null(&r->status);
     atomic_store_explicit(&r->complete, 1, memory_order_relaxed);
     return r;
 }
@@ -628,8 +628,7 @@ static int finish_blocking(uz_request *r, MPI_Status *status)
 {
     uz_request_wait(r);
     int err = r->status.MPI_ERROR;
-    if (status != MPI_STATUS_IGNORE)
-        *status = r->status;
+    uz_request_copy_status(r, status);
     uz_request_release(r);
     return err;
 }
@@ -658,8 +657,7 @@ static int recv_blocking(void *buf, MPI_Count count, uz_datatype *dt, int source
         post_recv(&r);
         uz_request_wait(&r);
         err = r.status.MPI_ERROR;
-        if (status != MPI_STATUS_IGNORE)
-            *status = r.status;
+        uz_request_copy_status(&r, status);
     }
     uz_request_cleanup_on_stack(&r);
     return err;
@@ -673,8 +671,7 @@ int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int t
             if (!(*out = proc_null_request()))
                 return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
         } else if (status != MPI_STATUS_IGNORE) {
-            uz_status_set_empty(status);
-            status->MPI_SOURCE = MPI_PROC_NULL;
+            uz_status_set_proc_null(status);
         }
         return MPI_SUCCESS;
     }
