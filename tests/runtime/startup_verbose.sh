@@ -141,7 +141,9 @@ cma_denied)
     # process_vm_readv refused (as by a ptrace policy or seccomp): the
     # probe notices, the report says why, the data still arrives.
     case ${UZ_SANITIZE:-} in *address* | *thread*)
-        echo "SKIPPED: an LD_PRELOAD shim cannot come before the sanitizer's runtime"; exit 77 ;;
+        # The sanitizer's runtime must come first and intercepts
+        # process_vm_readv itself: the shim would never be called.
+        echo "SKIPPED: the sanitizer's own process_vm_readv interceptor comes before any shim"; exit 77 ;;
     esac
     job UZURA_VERBOSE=2 LD_PRELOAD="$denied_so" -- -n 4 "$prog"
     for r in 0 1 2 3; do
