@@ -386,6 +386,30 @@ static int wanted(int want, size_t bytes, enum shm_class cls)
     return bytes <= uz_config.coll_shm_max || host_oversubscribed();
 }
 
+/* Which collectives go through a shared area on this host, and why: one
+ * sentence for UZURA_VERBOSE, from the same rules as wanted() and setup(). */
+void uz_coll_shm_describe(char *buf, size_t len)
+{
+    int shm_peers = 0;
+    for (int r = 0; r < uz_rt.world_size; r++)
+        shm_peers += uz_peers[r].path == UZ_PATH_SHM;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!uz_shm_active || shm_peers == 0)
+        snprintf(buf, len, "message passing only, because no other rank shares memory with this one");
+    else if (uz_config.coll_shm_max == 0)
+        snprintf(buf, len, "message passing only, because UZURA_COLL_SHM_MAX=0");
+    else if (host_oversubscribed())
+        snprintf(buf, len, "a shared-memory area for communicators within this host: barrier, allreduce, "
+                 "allgather, alltoall(v), reduce_scatter at any size, bcast, reduce, gather, scatter above %zu "
+                 "bytes (UZURA_COLL_SHM_ROOTED_MIN), because this host has more ranks (%d) than processors (%ld)",
+                 uz_config.coll_shm_rooted_min, uz_rt.local_size, cpus);
+    else
+        snprintf(buf, len, "a shared-memory area for communicators within this host: barrier, allreduce, "
+                 "allgather, alltoall, reduce_scatter up to %zu bytes (UZURA_COLL_SHM_MAX); bcast, reduce, "
+                 "gather, scatter by message passing, because every rank has a processor (%d ranks, %ld "
+                 "processors)", uz_config.coll_shm_max, uz_rt.local_size, cpus);
+}
+
 /* ----------------------------------------------------------------- barrier */
 
 int uz_shm_barrier(uz_comm *comm, int want)

@@ -46,6 +46,10 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
                      void *const *rbufs, const MPI_Count *rcounts, uz_datatype *const *rtypes, uz_comm *comm,
                      int want, size_t *progress);
 
+/* Which collectives go through a shared area on this host and why, one
+ * sentence (UZURA_VERBOSE); valid once the request layer is up. */
+void uz_coll_shm_describe(char *buf, size_t len);
+
 /* Set up the communicator's area now if it may be wanted: a collective
  * call, for operations that must do it before they start building their
  * schedule (setting up runs small collectives of its own). */

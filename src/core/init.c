@@ -20,6 +20,7 @@
 #include "core/info.h"
 #include "core/params.h"
 #include "core/runtime.h"
+#include "core/startup_report.h"
 #include "datatype/datatype.h"
 #include "pmi/pmi.h"
 
@@ -96,6 +97,7 @@ static int init_common(int *argc, char ***argv, int required, int *provided)
         return err;
     if ((err = uz_layers_init()))
         return err;
+    uz_startup_report();
     uz_info_env_init();
 
     *provided = uz_rt.thread_level;

@@ -9,6 +9,7 @@
  * is skipped there and yielding starts at once.
  */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -27,10 +28,12 @@ extern int uz_net_active;       /* some peer is reached through uz_net */
 int shm_rx_pending(void);       /* shm_ring.c */
 
 static long spin_ns, yield_ns;
+static int waits_oversubscribed;        /* for uz_progress_describe */
 enum { SLEEP_TIMEOUT_NS = 2000000 };    /* a safety net only: peers wake us */
 
 void uz_progress_configure(int oversubscribed)
 {
+    waits_oversubscribed = oversubscribed;
     int spin_us = uz_config.wait_spin_us >= 0 ? uz_config.wait_spin_us : oversubscribed ? 0 : 50;
     int yield_us = uz_config.wait_yield_us >= 0 ? uz_config.wait_yield_us : oversubscribed ? 200 : 2000;
     spin_ns = 1000L * spin_us;
@@ -40,6 +43,25 @@ void uz_progress_configure(int oversubscribed)
 long uz_progress_spin_ns(void)
 {
     return spin_ns;
+}
+
+/* How a waiting rank spends its time, and why, for UZURA_VERBOSE.  Mirrors
+ * uz_progress_wait and can_sleep below. */
+void uz_progress_describe(char *buf, size_t len)
+{
+    const char *then = uz_rt.thread_multiple ? "then short sleeps (MPI_THREAD_MULTIPLE: another thread "
+                                               "may complete the request without waking this one)"
+                     : !uz_shm_active ? "then keep yielding (no other rank to be woken by)"
+                     : uz_net_active ? "then sleep in poll() on its sockets until a peer or a message "
+                                       "wakes it"
+                     : "then sleep on a futex in shared memory until a peer rings it";
+    const char *why = uz_config.wait_spin_us >= 0 || uz_config.wait_yield_us >= 0
+                    ? "as UZURA_WAIT_SPIN_US / UZURA_WAIT_YIELD_US say"
+                    : waits_oversubscribed ? "no polling, because this host has more ranks than processors "
+                                             "they may use (polling would take a peer's time slice)"
+                    : "polling first, because every rank on this host has a processor of its own";
+    snprintf(buf, len, "poll %ld us, then yield the processor for %ld us, %s; %s", spin_ns / 1000,
+             yield_ns / 1000, then, why);
 }
 
 /* --------------------------------------------------------- pollable requests */

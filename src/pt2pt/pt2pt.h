@@ -49,6 +49,14 @@ extern struct uz_peer *uz_peers;        /* indexed by world rank */
 int uz_pt2pt_init(void);
 int uz_pt2pt_finalize(void);
 
+/* What wire-up chose, for UZURA_VERBOSE (pt2pt_describe.c): each writes one
+ * sentence and returns 0, or returns -1 when there is nothing to say. */
+int uz_pt2pt_num_hosts(void);
+int uz_pt2pt_describe_transports(char *buf, size_t len);
+int uz_pt2pt_describe_network(char *buf, size_t len);
+int uz_pt2pt_describe_large_messages(char *buf, size_t len);
+int uz_pt2pt_describe_eager(char *buf, size_t len);
+
 /* Start a send of (buf, count, datatype) to rank `dest` of comm on context
  * `context_id`.  When `out` is NULL the call blocks until the send is
  * complete (MPI_Send); otherwise *out receives a request. */
@@ -89,6 +97,8 @@ void uz_progress_wait(int (*done)(void *arg), void *arg);
 void uz_progress_sleep(int (*done)(void *arg), void *arg, long timeout_ns);
 /* How long a waiting rank polls before yielding (UZURA_WAIT_SPIN_US). */
 long uz_progress_spin_ns(void);
+/* How a waiting rank spends its time and why, one sentence (UZURA_VERBOSE). */
+void uz_progress_describe(char *buf, size_t len);
 
 /* Wait for one request to complete (does not free it). */
 void uz_request_wait(uz_request *req);

@@ -66,8 +66,15 @@ static void node_key(char *buf, size_t len)
             *c = '_';
 }
 
-/* Every rank's host, numbered in order of the host's first rank. */
+/* Every rank's host, numbered in order of the host's first rank, and how
+ * many hosts there are. */
 static int *card_node;
+static int num_hosts = 1;
+
+int uz_pt2pt_num_hosts(void)
+{
+    return num_hosts;
+}
 
 static int hexval(int c)
 {
@@ -214,6 +221,7 @@ static int exchange_cards(int **local_world_ranks, int *nlocal, int *my_local, i
     }
     if (!err)
         number_hosts(keys, size, &nodes);
+    num_hosts = nodes;
     for (int r = 0; keys && r < size; r++)
         free(keys[r]);
     free(keys);

@@ -229,9 +229,9 @@ options)
     run --frobnicate -n 1 true
     expect_rc 2
     expect_stderr "mpiexec: unknown option '--frobnicate' (see mpiexec --help)"
-    run -ppn 2 -n 2 true
+    run -ppn 0 true
     expect_rc 2
-    expect_stderr "mpiexec: -ppn needs -hosts or -hostfile (see mpiexec --help)"
+    expect_stderr "mpiexec: -ppn: '0' is not a number of ranks per host (see mpiexec --help)"
     run -n 0 true
     expect_rc 2
     expect_stderr "mpiexec: -n: '0' is not a number of ranks between 1 and 1000000 (see mpiexec --help)"

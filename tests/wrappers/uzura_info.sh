@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# uzura_info.sh — build/bin/uzura_info: `version`, `params`, `unknown_env` and `usage` cases.
+# uzura_info.sh — build/bin/uzura_info: `version`, `params`, `unknown_env`, `usage` and
+# `prefix` (installed copies name the prefix they are installed at) cases.
 set -euo pipefail
 source "$(dirname "$0")/testlib.sh"
 info=$UZ_BUILD_DIR/bin/uzura_info
 # A clean environment: no UZURA_* variables but the ones a case sets.
 for v in $(compgen -e | grep '^UZURA_' || true); do unset "$v"; done
 
-case ${1:?usage: uzura_info.sh version|params|unknown_env|usage} in
+case ${1:?usage: uzura_info.sh version|params|unknown_env|usage|prefix} in
 version)
     expect_eq "--version" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" "$("$info" --version)"
     expect_eq "first line of the full report" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" \
@@ -38,6 +39,29 @@ usage)
     expect_eq "--help's first line" "usage: uzura_info [--params | --version | --unknown-env | --help]" \
         "$("$info" --help | head -n1)"
     expect_status "an unknown option" 2 "$info" --bogus
+    ;;
+prefix)
+    # The prefix is where the program is, not what the build was configured
+    # with: `make install PREFIX=...` is `cmake --install --prefix ...`.
+    row() { "$1" | sed -n 's/^  install prefix *//p'; }
+    scratch
+    for p in one two; do
+        cmake --install "$UZ_BUILD_DIR" --prefix "$UZ_SCRATCH/$p" >"$UZ_SCRATCH/$p.log" ||
+            { cat "$UZ_SCRATCH/$p.log"; fail "cmake --install --prefix $UZ_SCRATCH/$p"; }
+    done
+    expect_eq "installed at one" "$UZ_SCRATCH/one" "$(row "$UZ_SCRATCH/one/bin/uzura_info")"
+    expect_eq "installed at two" "$UZ_SCRATCH/two" "$(row "$UZ_SCRATCH/two/bin/uzura_info")"
+    # A moved tree, and a link to the program from elsewhere, still name
+    # where the program really is.
+    mv "$UZ_SCRATCH/two" "$UZ_SCRATCH/moved"
+    expect_eq "moved to moved" "$UZ_SCRATCH/moved" "$(row "$UZ_SCRATCH/moved/bin/uzura_info")"
+    mkdir "$UZ_SCRATCH/links"
+    ln -s "$UZ_SCRATCH/one/bin/uzura_info" "$UZ_SCRATCH/links/uzura_info"
+    expect_eq "through a link" "$UZ_SCRATCH/one" "$(row "$UZ_SCRATCH/links/uzura_info")"
+    # Not installed at all: the build tree's copy says so.
+    expect_eq "the build tree's copy" \
+        "(not installed: this copy is in the build tree $(cd "$UZ_BUILD_DIR" && pwd -P); configured as $(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$UZ_BUILD_DIR/CMakeCache.txt"))" \
+        "$(row "$info")"
     ;;
 *) fail "unknown case $1" ;;
 esac

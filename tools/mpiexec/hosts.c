@@ -2,8 +2,11 @@
  * hosts.c — which hosts a job runs on, and which rank goes where.
  *
  * Hosts come from "-hosts a,b:2,c" and from host files (one host per line,
- * "host", "host:N" or "host slots=N", '#' starts a comment).  A host named
- * twice is one host whose slots add up; a host without a count has one
+ * "host", "host:N" or "host slots=N", '#' starts a comment); an IPv6
+ * address is written "[::1]" or "[::1]:N" (or bare, without a count).  A
+ * host named twice is one host whose slots add up, and so are the names of
+ * this machine (local_host.c): its ranks are one node, started by mpiexec
+ * itself rather than through the launcher.  A host without a count has one
  * slot.  Placement walks the hosts in order, giving each its slots (or
  * -ppn, when given) consecutive ranks, and goes round again until every
  * rank has a host.  So without counts ranks go round-robin, with counts
@@ -11,6 +14,7 @@
  */
 #include "mpiexec.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +33,21 @@ static int slots_parse(const char *text, int *out)
 
 static int host_name_ok(const char *name)
 {
-    return *name && !strpbrk(name, " \t,:=#'\"\\");
+    return *name && !strpbrk(name, " \t,:=#'\"\\[]");
+}
+
+/* An IPv6 address in digits, with an optional %scope. */
+static int ipv6_address_ok(const char *text)
+{
+    char digits[INET6_ADDRSTRLEN];
+    size_t len = strcspn(text, "%");
+    struct in6_addr address;
+    if (len >= sizeof digits || (text[len] && !text[len + 1]))
+        return 0;
+    memcpy(digits, text, len);
+    digits[len] = '\0';
+    return inet_pton(AF_INET6, digits, &address) == 1 &&
+           !strpbrk(text + len, " \t,:=#'\"\\[]");
 }
 
 /* Add (name, slots) to the list, merging with an earlier entry of the
@@ -52,27 +70,63 @@ static int host_add(struct mpiexec_options *opt, const char *name, size_t len, i
         return EXIT_LAUNCH_FAILED;
     }
     opt->hosts = grown;
-    opt->hosts[opt->nhosts++] = (struct host_entry){copy, slots};
+    opt->hosts[opt->nhosts++] = (struct host_entry){copy, slots, 0};
     return 0;
 }
 
-/* "name" or "name:N", as one item of -hosts or one host-file word; a name
- * alone counts for `slots`. */
-static int host_item(struct mpiexec_options *opt, char *item, int slots, const char *where)
+/* Split one item of -hosts or one host-file word into the host and its
+ * slot count (NULL when none is given): "name", "name:N", "[IPv6]",
+ * "[IPv6]:N", or a bare IPv6 address (two colons or more: no count then).
+ * Cuts item in place; -1 if the host is not a host name. */
+static int host_split(char *item, char **host, char **count)
 {
+    *host = item;
+    *count = NULL;
+    if (item[0] == '[') {
+        char *close = strchr(item, ']');
+        if (!close || (close[1] && close[1] != ':'))
+            return -1;
+        *close = '\0';
+        *host = item + 1;
+        *count = close[1] ? close + 2 : NULL;
+        return ipv6_address_ok(*host) ? 0 : -1;
+    }
     char *colon = strchr(item, ':');
+    if (colon && strchr(colon + 1, ':'))
+        return ipv6_address_ok(item) ? 0 : -1;
     if (colon) {
         *colon = '\0';
-        if (slots_parse(colon + 1, &slots) < 0) {
-            fprintf(stderr, "mpiexec: %s: '%s' is not a number of slots\n", where, colon + 1);
-            return EXIT_USAGE;
-        }
+        *count = colon + 1;
     }
-    if (!host_name_ok(item)) {
-        fprintf(stderr, "mpiexec: %s: '%s' is not a host name\n", where, item);
-        return EXIT_USAGE;
+    return host_name_ok(item) ? 0 : -1;
+}
+
+/* One item of -hosts or one host-file word (see host_split).  A host
+ * without a count counts for `slots`; `slots_word`: the host file gave
+ * them as "slots=N", so the host must not have a count of its own. */
+static int host_item(struct mpiexec_options *opt, char *item, int slots, int slots_word,
+                     const char *where)
+{
+    char *host, *count, *spelled = strdup(item);
+    if (!spelled) {
+        fputs("mpiexec: out of memory\n", stderr);
+        return EXIT_LAUNCH_FAILED;
     }
-    return host_add(opt, item, strlen(item), slots);
+    int status = 0;
+    if (host_split(item, &host, &count) < 0) {
+        fprintf(stderr, "mpiexec: %s: '%s' is not a host name\n", where, spelled);
+        status = EXIT_USAGE;
+    } else if (count && slots_word) {
+        fprintf(stderr, "mpiexec: %s: both 'host:N' and 'slots=N'\n", where);
+        status = EXIT_USAGE;
+    } else if (count && slots_parse(count, &slots) < 0) {
+        fprintf(stderr, "mpiexec: %s: '%s' is not a number of slots\n", where, count);
+        status = EXIT_USAGE;
+    } else {
+        status = host_add(opt, host, strlen(host), slots);
+    }
+    free(spelled);
+    return status;
 }
 
 int hosts_parse_list(const char *text, struct mpiexec_options *opt)
@@ -83,7 +137,7 @@ int hosts_parse_list(const char *text, struct mpiexec_options *opt)
     int n = 0;
     for (char *item = copy ? strtok_r(copy, ",", &save) : NULL; item && !status;
          item = strtok_r(NULL, ",", &save), n++)
-        status = host_item(opt, item, 1, "-hosts");
+        status = host_item(opt, item, 1, 0, "-hosts");
     if (!status && n == 0) {
         fprintf(stderr, "mpiexec: -hosts: '%s' names no host\n", text);
         status = EXIT_USAGE;
@@ -93,7 +147,7 @@ int hosts_parse_list(const char *text, struct mpiexec_options *opt)
 }
 
 /* One line of a host file, comment already cut off: "host", "host:N" or
- * "host slots=N". */
+ * "host slots=N" (host as in host_split). */
 static int hostfile_line(struct mpiexec_options *opt, char *line, const char *where)
 {
     char *save = NULL;
@@ -106,15 +160,12 @@ static int hostfile_line(struct mpiexec_options *opt, char *line, const char *wh
         fprintf(stderr, "mpiexec: %s: '%s' is not 'slots=N'\n", where, word);
         return EXIT_USAGE;
     }
-    if (word && strchr(host, ':')) {
-        fprintf(stderr, "mpiexec: %s: both 'host:N' and 'slots=N'\n", where);
+    char *extra = word ? strtok_r(NULL, " \t\r", &save) : NULL;
+    if (extra) {
+        fprintf(stderr, "mpiexec: %s: unexpected '%s'\n", where, extra);
         return EXIT_USAGE;
     }
-    if (word && (word = strtok_r(NULL, " \t\r", &save))) {
-        fprintf(stderr, "mpiexec: %s: unexpected '%s'\n", where, word);
-        return EXIT_USAGE;
-    }
-    return host_item(opt, host, slots, where);
+    return host_item(opt, host, slots, word != NULL, where);
 }
 
 int hosts_parse_file(const char *path, struct mpiexec_options *opt)
@@ -142,11 +193,33 @@ int hosts_parse_file(const char *path, struct mpiexec_options *opt)
     return status;
 }
 
+/* Mark this machine's entries and merge them into the first of them:
+ * "-hosts localhost,$(hostname)" is one host with two slots, whose ranks
+ * share memory, and not two nodes of one machine. */
+void hosts_merge_local(struct mpiexec_options *opt)
+{
+    int first = -1, kept = 0;
+    for (int h = 0; h < opt->nhosts; h++) {
+        struct host_entry *e = &opt->hosts[h];
+        e->local = host_is_local(e->name);
+        if (e->local && first >= 0) {
+            opt->hosts[first].slots += e->slots;
+            free(e->name);
+            continue;
+        }
+        if (e->local)
+            first = kept;
+        opt->hosts[kept++] = *e;
+    }
+    opt->nhosts = kept;
+}
+
 /* ------------------------------------------------------------ placement */
 
 void placement_free(struct placement *p)
 {
     free(p->node_host);
+    free(p->node_local);
     free(p->node_nranks);
     free(p->rank_node);
     *p = (struct placement){0};
@@ -159,9 +232,11 @@ int placement_compute(const struct mpiexec_options *opt, struct placement *p)
     int *node_of_host = malloc((size_t)nhosts * sizeof *node_of_host);
     *p = (struct placement){0};
     p->node_host = calloc((size_t)nhosts, sizeof *p->node_host);
+    p->node_local = calloc((size_t)nhosts, sizeof *p->node_local);
     p->node_nranks = calloc((size_t)nhosts, sizeof *p->node_nranks);
     p->rank_node = calloc((size_t)n, sizeof *p->rank_node);
-    if (!host_of || !node_of_host || !p->node_host || !p->node_nranks || !p->rank_node) {
+    if (!host_of || !node_of_host || !p->node_host || !p->node_local || !p->node_nranks ||
+        !p->rank_node) {
         free(host_of);
         free(node_of_host);
         placement_free(p);
@@ -180,6 +255,7 @@ int placement_compute(const struct mpiexec_options *opt, struct placement *p)
     for (int h = 0; h < nhosts; h++)
         if (node_of_host[h] == 0) {
             node_of_host[h] = p->nnodes;
+            p->node_local[p->nnodes] = opt->hosts[h].local;
             p->node_host[p->nnodes++] = opt->hosts[h].name;
         }
     for (int rank = 0; rank < n; rank++) {

@@ -10,10 +10,12 @@
  * it ends.
  *
  * The same program runs in three roles:
- *   - on one host (no -hosts/-hostfile): it forks the ranks itself, as above;
+ *   - on one host (no -hosts/-hostfile, or hosts that are all this machine):
+ *     it forks the ranks itself, as above;
  *   - as the front end of a multi-host job (remote.c, remote_launch.c): it
- *     starts one proxy per host through a remote shell and has no ranks of
- *     its own; the ranks' state arrives in frames (frame.c) from the proxies;
+ *     starts one proxy per host through a remote shell (forks the one of
+ *     this machine, local_host.c) and has no ranks of its own; the ranks'
+ *     state arrives in frames (frame.c) from the proxies;
  *   - as a proxy (`mpiexec --proxy`, proxy.c): it forks its host's share of
  *     the ranks exactly as on one host and serves their PMI, but reports
  *     every fact (exits, barrier entries, puts, output) to the front end,
@@ -54,6 +56,7 @@ struct env_assignment {
 struct host_entry {
     char *name;
     int slots;                  /* ranks it takes per round of placement */
+    int local;                  /* this machine: its proxy is forked, not launched */
 };
 
 struct mpiexec_options {
@@ -88,12 +91,15 @@ void options_free(struct mpiexec_options *opt);
  * status after printing why). */
 int hosts_parse_list(const char *text, struct mpiexec_options *opt);
 int hosts_parse_file(const char *path, struct mpiexec_options *opt);
+/* Mark the entries that name this machine and merge them into one. */
+void hosts_merge_local(struct mpiexec_options *opt);
 
 /* Where each rank runs.  Nodes are the hosts that get at least one rank,
  * numbered in host order: a node's number is its ranks' UZURA_NODE_ID. */
 struct placement {
     int nnodes;
     const char **node_host;     /* [nnodes] host name */
+    int *node_local;            /* [nnodes] the host is this machine */
     int *node_nranks;           /* [nnodes] */
     int *rank_node;             /* [nprocs] */
 };
@@ -102,6 +108,9 @@ int placement_compute(const struct mpiexec_options *opt, struct placement *p);
 void placement_free(struct placement *p);
 /* PMI_process_mapping for MPICH's ranks, or NULL if it does not fit a value. */
 char *placement_process_mapping(const struct placement *p, int nprocs);
+
+/* local_host.c: is this host name (or address in digits) this machine? */
+int host_is_local(const char *name);
 
 /* ---------------------------------------------------------------- frame.c */
 
@@ -286,6 +295,7 @@ void remote_start(struct job *job, const sigset_t *original_mask);
 struct proxy {
     const char *host;
     int node;
+    int local;                  /* on this machine: forked, without the launcher */
     pid_t pid;                  /* the launcher process */
     int reaped;
     int wait_status;

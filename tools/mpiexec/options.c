@@ -5,7 +5,8 @@
  * sense for one host, so that scripts written for either run unchanged: every
  * long option works with one dash or two, and "--name=value" works too.
  * With -hosts or -hostfile the job runs through one proxy per host
- * (remote_launch.c); without them nothing about a run changes.
+ * (remote_launch.c); without them, or when they name only this machine,
+ * nothing about a run changes.
  */
 #include "mpiexec.h"
 
@@ -83,11 +84,13 @@ static const char usage_text[] =
     "  -wdir, --wdir DIR        run the ranks in DIR\n"
     "  -v, --verbose            trace the PMI traffic on stderr\n"
     "\n"
-    "  -hosts H1,H2:N,...       run on these hosts (N: slots, default 1)\n"
+    "  -hosts H1,H2:N,...       run on these hosts (N: slots, default 1); this\n"
+    "                           host, by any name or address, is forked directly\n"
     "  -hostfile, -f FILE       hosts from FILE: \"host\", \"host:N\" or \"host slots=N\"\n"
     "                           per line, # comments\n"
     "  -ppn N                   N ranks per host (default: each host's slots);\n"
-    "                           hosts are filled in order, round again if needed\n"
+    "                           hosts are filled in order, round again if needed;\n"
+    "                           without hosts: this host (N ranks if no -n)\n"
     "  -launcher ssh|rsh|fork   how to start the proxies (default ssh; fork: here)\n"
     "  -launcher-exec 'CMD'     start each proxy as: CMD host mpiexec --proxy\n"
     "                           (e.g. 'ip netns exec' to use namespaces as hosts)\n"
@@ -306,20 +309,37 @@ static int option_parse_one(int argc, char **argv, int *i, struct mpiexec_option
     return status ? status : -1;
 }
 
-/* After the command line: what the host options imply.  -1 to run. */
+static void hosts_free(struct mpiexec_options *opt)
+{
+    for (int h = 0; h < opt->nhosts; h++)
+        free(opt->hosts[h].name);
+    free(opt->hosts);
+    opt->hosts = NULL;
+    opt->nhosts = 0;
+}
+
+/* After the command line: what the host options imply.  -1 to run.
+ *
+ * A host list that names only this machine (localhost, its name, one of
+ * its addresses) is a job on one host, run exactly as without a list: no
+ * proxy, no launcher.  Without a list, -ppn N means N ranks on this host
+ * when -n is not given (Hydra's default host list is this host). */
 static int hosts_finish(struct mpiexec_options *opt)
 {
-    if (!opt->hosts) {
-        if (opt->ppn)
-            return usage_error("-ppn needs -hosts or -hostfile");
+    if (opt->hosts)
+        hosts_merge_local(opt);
+    if (opt->hosts && (opt->nhosts > 1 || !opt->hosts[0].local)) {
+        if (!opt->nprocs_given) {
+            long total = 0;
+            for (int h = 0; h < opt->nhosts; h++)
+                total += opt->ppn ? opt->ppn : opt->hosts[h].slots;
+            opt->nprocs = total < 1000000 ? (int)total : 1000000;
+        }
         return -1;
     }
-    if (!opt->nprocs_given) {
-        int total = 0;
-        for (int h = 0; h < opt->nhosts; h++)
-            total += opt->ppn ? opt->ppn : opt->hosts[h].slots;
-        opt->nprocs = total < 1000000 ? total : 1000000;
-    }
+    if (!opt->nprocs_given && (opt->ppn || opt->hosts))
+        opt->nprocs = opt->ppn ? opt->ppn : opt->hosts[0].slots;
+    hosts_free(opt);
     return -1;
 }
 
@@ -355,9 +375,5 @@ void options_free(struct mpiexec_options *opt)
 {
     free(opt->env);
     opt->env = NULL;
-    for (int h = 0; h < opt->nhosts; h++)
-        free(opt->hosts[h].name);
-    free(opt->hosts);
-    opt->hosts = NULL;
-    opt->nhosts = 0;
+    hosts_free(opt);
 }

@@ -8,7 +8,9 @@
  *
  * (`ssh -x -o BatchMode=yes host /path/mpiexec --proxy` by default,
  * `ip netns exec uzh1 /path/mpiexec --proxy` with -launcher-exec 'ip netns
- * exec', just `/path/mpiexec --proxy` with -launcher fork).  Its stdin and
+ * exec', just `/path/mpiexec --proxy` with -launcher fork and for the proxy
+ * of this machine, whatever its name in the host list: reaching ourselves
+ * through ssh would need an sshd here, see local_host.c).  Its stdin and
  * stdout are pipes to us; its stderr is ours, so whatever the remote shell
  * or the proxy has to say reaches the user unchanged.  Nothing else is on
  * the command line: what to run arrives in the first frame (FRAME_SETUP),
@@ -70,15 +72,16 @@ static char *shell_quote(const char *path)
 }
 
 /* The launcher's words, the host and the proxy command; NULL-terminated,
- * every string malloc'd. */
-static char **launcher_argv(const struct mpiexec_options *opt, const char *host,
+ * every string malloc'd.  Only the proxy command when it is forked here. */
+static char **launcher_argv(const struct mpiexec_options *opt, const struct proxy *p,
                             const char *self)
 {
     size_t n = 0, cap = 8;
+    int forked = opt->launcher_fork || p->local;
     char **argv = malloc(cap * sizeof *argv);
-    char *words = opt->launcher_fork ? NULL : strdup(opt->launcher);
+    char *words = forked ? NULL : strdup(opt->launcher);
     char *save = NULL;
-    if (!argv || (!opt->launcher_fork && !words)) {
+    if (!argv || (!forked && !words)) {
         free(argv);
         free(words);
         return NULL;
@@ -93,8 +96,8 @@ static char **launcher_argv(const struct mpiexec_options *opt, const char *host,
         }
         argv[n++] = strdup(w);
     }
-    if (!opt->launcher_fork)
-        argv[n++] = strdup(host);
+    if (!forked)
+        argv[n++] = strdup(p->host);
     int through_shell = n > 1 && launcher_is_shell(argv[0]);
     argv[n++] = through_shell ? shell_quote(self) : strdup(self);
     argv[n++] = strdup("--proxy");
@@ -310,6 +313,7 @@ static struct remote *remote_create(struct job *job, const struct placement *pl)
     for (int node = 0; node < pl->nnodes; node++) {
         struct proxy *p = &remote->proxies[node];
         p->host = pl->node_host[node];
+        p->local = pl->node_local[node];
         p->node = node;
         frame_link_init(&p->link, -1, -1, 0);
     }
@@ -323,7 +327,7 @@ static int proxy_start(struct job *job, int node, char **env, const char *wdir,
 {
     struct proxy *p = &job->remote->proxies[node];
     struct text setup = {0};
-    char **argv = launcher_argv(job->opt, p->host, self);
+    char **argv = launcher_argv(job->opt, p, self);
     int err = !argv || setup_build(job, node, env, wdir, mapping, &setup) < 0 ? ENOMEM : 0;
     if (!err)
         err = launcher_start(p, argv, original_mask);

@@ -16,6 +16,7 @@
 
 #include "build_info.h"
 #include "core/params.h"
+#include "install_prefix.h"
 #include "transports.h"
 
 extern char **environ;
@@ -47,16 +48,17 @@ static void print_row(const char *key, const char *value)
 
 static void print_build(void)
 {
-    char self[4096];
+    char self[4096], prefix[4096 + 128];
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     self[n > 0 ? n : 0] = '\0';
+    uz_info_install_prefix(prefix, sizeof(prefix));
 
     printf("Build:\n");
     print_row("build type", UZ_BUILD_TYPE);
     print_row("C compiler", UZ_BUILD_COMPILER);
     print_row("C flags", UZ_BUILD_CFLAGS);
     print_row("sanitizer", UZ_BUILD_SANITIZER);
-    print_row("install prefix", UZ_BUILD_PREFIX);
+    print_row("install prefix", prefix);
     print_row("this program", self);
 }
 

@@ -73,6 +73,9 @@ struct uz_net_ops {
      * copy) keeps its protocol running until close(). */
     void (*linger)(void);
     void (*close)(void);
+    /* Optional: one sentence on how the endpoint was set up, naming any
+     * fallback taken and why, for UZURA_VERBOSE (after open). */
+    void (*describe)(char *buf, size_t len);
 };
 
 extern const struct uz_net_ops uz_tcp_ops;

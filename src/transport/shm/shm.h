@@ -65,6 +65,11 @@ void uz_shm_bulk_set_callbacks(const struct uz_shm_bulk_callbacks *cb);
 /* Is one-copy transfer usable (cross-memory attach works between us)? */
 int uz_shm_bulk_available(void);
 
+/* How large messages between this host's ranks travel (cross-memory attach
+ * or the rings) and why, as one sentence for UZURA_VERBOSE; valid after
+ * uz_shm_init. */
+const char *uz_shm_large_message_path(void);
+
 /* Sender: offer `niov` runs of its memory (total bytes) to local peer.
  * The runs array must stay valid until the `sent` callback.  Returns 0 and
  * fills `desc`, -EAGAIN when no record is free, or an MPI error code. */

@@ -22,7 +22,7 @@ enum {
     SHM_CACHELINE = 64,
     SHM_PAGE = 4096,
     SHM_MAGIC = 0x757a7368,             /* "uzsh" */
-    SHM_LAYOUT_VERSION = 2,
+    SHM_LAYOUT_VERSION = 3,
     SHM_MAX_LOCAL = 1024,               /* ranks per host */
     SHM_BULK_INLINE_IOV = 8,
 };
@@ -41,6 +41,7 @@ struct shm_ctl {
     _Alignas(SHM_CACHELINE) pid_t pid;
     int world_rank;
     int cma_ok;                         /* owner could read a peer with process_vm_readv */
+    int cma_errno;                      /* and if not, why (0: a short or wrong read) */
     uint64_t probe_addr;                /* a word others may read to test cross-memory attach */
     uint64_t probe_value;
 };

@@ -98,36 +98,79 @@ static int map_segment(size_t size)
     return MPI_SUCCESS;
 }
 
-/* Can this process read a peer's memory with process_vm_readv?  (Containers,
- * seccomp and ptrace policies may forbid it.) */
-static int probe_cma(void)
+/* Can this process read the next local rank's memory with process_vm_readv?
+ * Records the answer, and the errno when it cannot (containers, seccomp and
+ * ptrace policies may forbid it), in our control block for every rank to see. */
+static void probe_cma(void)
 {
+    struct shm_ctl *me = uz_shm.my_ctl;
+    me->cma_ok = 0;
+    me->cma_errno = 0;
     if (uz_shm.nlocal < 2)
-        return 0;
+        return;
     int peer = (uz_shm.my_local + 1) % uz_shm.nlocal;
     struct shm_ctl *c = shm_ctl_of(peer);
     uint64_t value = 0;
     struct iovec local = { &value, sizeof(value) };
     struct iovec remote = { (void *)(uintptr_t)c->probe_addr, sizeof(value) };
     ssize_t n = process_vm_readv(c->pid, &local, 1, &remote, 1, 0);
-    return n == (ssize_t)sizeof(value) && value == c->probe_value;
+    me->cma_errno = n < 0 ? errno : 0;
+    me->cma_ok = n == (ssize_t)sizeof(value) && value == c->probe_value;
 }
 
 static uint64_t cma_probe_word;
 
+/* How large messages between this host's ranks travel, and why: one
+ * sentence for UZURA_VERBOSE (uz_shm_large_message_path). */
+static char cma_decision[512];
+
+/* The first local rank whose probe failed, or -1. */
+static int cma_first_refused(void)
+{
+    for (int i = 0; i < uz_shm.nlocal; i++)
+        if (!shm_ctl_of(i)->cma_ok)
+            return i;
+    return -1;
+}
+
+static void cma_refusal_text(int refused, char *buf, size_t len)
+{
+    const struct shm_ctl *c = shm_ctl_of(refused);
+    snprintf(buf, len, "local rank %d (world rank %d) could not read local rank %d's memory: %s", refused,
+             c->world_rank, (refused + 1) % uz_shm.nlocal,
+             c->cma_errno ? strerror(c->cma_errno) : "the read came back short or wrong");
+}
+
+/* 1: large messages by cross-memory attach; 0: pipelined through the
+ * rings; -1: UZURA_SHM_CMA=on and it does not work (cma_decision says why). */
 static int decide_cma(void)
 {
-    int all_ok = 1;
-    for (int i = 0; i < uz_shm.nlocal; i++)
-        all_ok &= shm_ctl_of(i)->cma_ok;
-    if (uz_config.shm_cma == UZ_SHM_CMA_OFF)
+    char refusal[200];
+    int refused = cma_first_refused();
+    if (uz_shm.nlocal < 2) {
+        snprintf(cma_decision, sizeof(cma_decision), "none: no other rank on this host");
         return 0;
-    if (uz_config.shm_cma == UZ_SHM_CMA_ON && !all_ok && uz_shm.nlocal > 1)
-        return -1;
-    if (!all_ok && uz_shm.nlocal > 1 && uz_config.verbose && uz_shm.my_local == 0)
-        fprintf(stderr, "Uzura: cross-memory attach (process_vm_readv) is not permitted here; "
-                "large messages are copied through shared memory instead\n");
-    return all_ok && uz_shm.nlocal > 1;
+    }
+    if (uz_config.shm_cma == UZ_SHM_CMA_OFF) {
+        snprintf(cma_decision, sizeof(cma_decision), "pipelined copy through the shared-memory rings, "
+                 "because UZURA_SHM_CMA=off");
+        return 0;
+    }
+    if (refused < 0) {
+        snprintf(cma_decision, sizeof(cma_decision), "one copy by cross-memory attach (process_vm_readv "
+                 "works between the %d ranks on this host)", uz_shm.nlocal);
+        return 1;
+    }
+    cma_refusal_text(refused, refusal, sizeof(refusal));
+    snprintf(cma_decision, sizeof(cma_decision), "pipelined copy through the shared-memory rings, because "
+             "cross-memory attach (process_vm_readv) is not permitted here: %s (ptrace policy, seccomp or "
+             "container)", refusal);
+    return uz_config.shm_cma == UZ_SHM_CMA_ON ? -1 : 0;
+}
+
+const char *uz_shm_large_message_path(void)
+{
+    return cma_decision;
 }
 
 /* Ring bytes per ordered pair.  Rendezvous DATA of derived types streams
@@ -217,13 +260,16 @@ int uz_shm_init(const struct uz_shm_setup *s)
         shm_unlink(uz_shm.name);
         uz_shm.unlinked = 1;
     }
-    uz_shm.my_ctl->cma_ok = probe_cma();
+    probe_cma();
     if (s->fence() != 0)
         return uz_err_make(MPI_ERR_OTHER, "shared-memory set-up: fence with the other ranks failed");
     int cma = decide_cma();
-    if (cma < 0)
+    if (cma < 0) {
+        char refusal[200];
+        cma_refusal_text(cma_first_refused(), refusal, sizeof(refusal));
         return uz_err_make(MPI_ERR_OTHER, "UZURA_SHM_CMA=on but process_vm_readv between this host's "
-                           "ranks is not permitted (ptrace policy, seccomp or container)");
+                           "ranks is not permitted: %s (ptrace policy, seccomp or container)", refusal);
+    }
     uz_shm.cma = cma;
     shm_bulk_init();
     return MPI_SUCCESS;

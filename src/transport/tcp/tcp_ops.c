@@ -90,6 +90,9 @@ static int write_card(const struct uz_net_setup *setup, char *card, size_t cardl
     return MPI_SUCCESS;
 }
 
+/* The card, for tcp_describe. */
+static char listening_on[UZ_NET_CARD_MAX];
+
 static int tcp_open(const struct uz_net_setup *setup, char *card, size_t cardlen)
 {
     uz_tcp.rank = setup->world_rank;
@@ -117,8 +120,7 @@ static int tcp_open(const struct uz_net_setup *setup, char *card, size_t cardlen
         return open_fail("watch the listening socket", errno);
     if ((err = write_card(setup, card, cardlen)))
         return err;
-    if (uz_config.verbose >= 2 || (uz_config.verbose == 1 && setup->world_rank == 0))
-        fprintf(stderr, "Uzura rank %d: tcp listening on %s\n", setup->world_rank, card);
+    snprintf(listening_on, sizeof(listening_on), "%s", card);
     return MPI_SUCCESS;
 }
 
@@ -182,6 +184,11 @@ static int tcp_peer_error(int world)
     return uz_tcp.peers[world].failed;
 }
 
+static void tcp_describe(char *buf, size_t len)
+{
+    snprintf(buf, len, "tcp listening on %s (one connection per peer, opened on first use)", listening_on);
+}
+
 const struct uz_net_ops uz_tcp_ops = {
     .name = "tcp",
     .open = tcp_open,
@@ -193,4 +200,5 @@ const struct uz_net_ops uz_tcp_ops = {
     .peer_error = tcp_peer_error,
     .linger = tcp_linger,
     .close = tcp_close,
+    .describe = tcp_describe,
 };

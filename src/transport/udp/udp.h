@@ -159,6 +159,7 @@ struct udp_state {
     unsigned char *rxbuf;               /* UDP_BATCH receive buffers */
     int rx_more;                        /* the last receive filled its batch: more may wait */
     int gone_pending;                   /* some peer is marked gone, not yet declared dead */
+    int gro_refused;                    /* errno of UDP_GRO, which turned offload off; 0 */
     size_t rxbuf_each;
     long next_timer_ns;                 /* earliest deadline of any peer */
     int congested;                      /* receive queue above the high watermark */

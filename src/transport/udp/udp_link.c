@@ -96,8 +96,10 @@ int udp_link_open(char *card, size_t cardlen, const struct uz_net_setup *setup)
     setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
     /* Accept coalesced runs of segments (GRO): a peer's offloaded send
      * then crosses the stack as one packet instead of dozens. */
-    if (udp.conf.gso && setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) != 0)
+    if (udp.conf.gso && setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) != 0) {
+        udp.gro_refused = errno;
         udp.conf.gso = 0;
+    }
     udp.fd = fd;
 
     /* The MTU of the path to other hosts: the smallest of our interfaces'. */

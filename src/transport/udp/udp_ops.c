@@ -14,12 +14,14 @@
  * does nothing in between, so nothing else touches the transport.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/errors.h"
@@ -278,6 +280,28 @@ static void udp_close(void)
     udp.fd = -1;
 }
 
+static void udp_describe(char *buf, size_t len)
+{
+    if (udp.conf.raw) {
+        snprintf(buf, len, "udp protocol in raw Ethernet frames (EtherType 0x88B5, UZURA_UDP_ETHER=1), "
+                 "MTU %zu, window %u datagrams", udp.if_mtu, udp.conf.window);
+        return;
+    }
+    struct sockaddr_in sin = { 0 };
+    socklen_t slen = sizeof(sin);
+    getsockname(udp.fd, (struct sockaddr *)&sin, &slen);
+    char offload[160];
+    if (udp.conf.gso)
+        snprintf(offload, sizeof(offload), "on");
+    else if (!uz_config.udp_gso)
+        snprintf(offload, sizeof(offload), "off, because UZURA_UDP_GSO=0");
+    else
+        snprintf(offload, sizeof(offload), "off, because the kernel refused UDP_GRO: %s",
+                 strerror(udp.gro_refused));
+    snprintf(buf, len, "udp on port %u, path MTU %zu, window %u datagrams; segmentation offload %s",
+             ntohs(sin.sin_port), udp.if_mtu, udp.conf.window, offload);
+}
+
 const struct uz_net_ops uz_udp_ops = {
     .name = "udp",
     .keeps_sent_bytes = 1,
@@ -290,4 +314,5 @@ const struct uz_net_ops uz_udp_ops = {
     .peer_error = udp_peer_error,
     .linger = udp_linger,
     .close = udp_close,
+    .describe = udp_describe,
 };
