@@ -16,6 +16,8 @@
  *   idup_gen           idups pending while dup, split, create,
  *                      create_group (parity groups, before the idups on
  *                      odd ranks) and an intercommunicator are made
+ *   exhaust            dups until the context ids run out (MPI_ERR_OTHER on
+ *                      every rank at the same count), with an idup pending
  * Every new communicator is checked (new_comm_check.h).
  */
 #include "new_comm_check.h"
@@ -166,6 +168,40 @@ static void idup_gen(void)
     CHECK_MPI(MPI_Comm_free(&parent));
 }
 
+/* Dup until the context ids run out: a clean MPI_ERR_OTHER on every rank
+ * at the same count, never a hang; an idup pending meanwhile (it took an
+ * id first) still completes, and after freeing, dups work again. */
+static void exhaust(void)
+{
+    enum { MAX = 4096 };
+    MPI_Comm *c = malloc(sizeof(MPI_Comm) * MAX), parent, early;
+    MPI_Request r;
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &parent));
+    MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
+    CHECK_MPI(MPI_Comm_idup(parent, &early, &r));
+    int k = 0, rc = MPI_SUCCESS;
+    while (k < MAX && (rc = MPI_Comm_dup(parent, &c[k])) == MPI_SUCCESS)
+        k++;
+    CHECK(k < MAX && uzt_class(rc) == MPI_ERR_OTHER, "%d dups, then error class %d", k,
+          uzt_class(rc));
+    int lo = -1, hi = -1;
+    MPI_Allreduce(&k, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&k, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(lo == hi && k > 2000, "ran out after %d dups here, %d to %d over the ranks", k, lo, hi);
+    CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    ncc_check_dup(early, parent, 1);
+    ncc_check_dup(c[k - 1], parent, 2);
+    for (int i = 0; i < k; i++)
+        CHECK_MPI(MPI_Comm_free(&c[i]));
+    MPI_Comm again;
+    CHECK_MPI(MPI_Comm_dup(parent, &again));
+    ncc_check_dup(again, parent, 3);
+    CHECK_MPI(MPI_Comm_free(&again));
+    CHECK_MPI(MPI_Comm_free(&early));
+    CHECK_MPI(MPI_Comm_free(&parent));
+    free(c);
+}
+
 static const struct {
     const char *name;
     void (*fn)(void);
@@ -174,6 +210,7 @@ static const struct {
     { "idup_order", idup_order },
     { "idup_overlap", idup_overlap },
     { "idup_gen", idup_gen },
+    { "exhaust", exhaust },
 };
 
 int main(int argc, char **argv)
