@@ -33,10 +33,16 @@
  *   - the "main" region (and the eager one, when free) goes only to
  *     agreements past their first round, whose members are all present
  *     and keep running rounds until they finish, and among those to the
- *     first in the order (parent context id, tag), which all processes
- *     compute alike: the one first everywhere is served by all its
- *     members in the same round, so retries end (MPICH's
- *     lowest-context-id-first rule);
+ *     first in an order that all processes compute alike: the one first
+ *     everywhere is served by all its members in the same round, so
+ *     retries end (MPICH's lowest-context-id-first rule).  An agreement
+ *     is named by (parent context id, tag).  The two groups of
+ *     MPI_Intercomm_create have different parents (each its local
+ *     communicator), and two of them made at once could each be served
+ *     first by one group and last by the other, forever; so an agreement
+ *     with a leader exchange is named by the exchange's (context id,
+ *     tag), which both leaders use and pass down to their groups with
+ *     the first round's result;
  *   - a lone blocking agreement in a process that cannot start another
  *     meanwhile (no MPI_THREAD_MULTIPLE, nothing else pending) offers both
  *     regions in its first round: a single-threaded program without
@@ -70,7 +76,8 @@ struct uz_ctx_agreement {
     int *members;
     void *xsend;
     int *entry;
-    uint64_t prio;                      /* (parent context id, ~tag) */
+    uint64_t key;                       /* (parent context id, ~tag) */
+    uint64_t order[2];                  /* (name, key): see the top of the file */
     int npairs, take, blocking;
     int rounds;                         /* finished rounds */
     unsigned held;                      /* regions lent to the running round */
@@ -144,11 +151,17 @@ static void unlist_locked(struct uz_ctx_agreement *g)
     g->listed = 0;
 }
 
+/* By name, then (for the rare tie of two names) by this process's key. */
+static int comes_before(const struct uz_ctx_agreement *a, const struct uz_ctx_agreement *b)
+{
+    return a->order[0] != b->order[0] ? a->order[0] < b->order[0] : a->order[1] < b->order[1];
+}
+
 static const struct uz_ctx_agreement *first_listed_locked(void)
 {
     const struct uz_ctx_agreement *first = listed_head;
     for (const struct uz_ctx_agreement *g = listed_head; g; g = g->next)
-        if (g->prio < first->prio)
+        if (comes_before(g, first))
             first = g;
     return first;
 }
@@ -194,8 +207,9 @@ static void leave_locked(struct uz_ctx_agreement *g)
 
 /* After a round: pick the pairs, take them, give the regions back.
  * Returns MPI_SUCCESS (ids in g->ids), RETRY or an error; every
- * member decides alike, from the same agreed words. */
-static int settle(struct uz_ctx_agreement *g, const uint64_t *agreed)
+ * member decides alike, from the same agreed words.  `name` is the name
+ * the leaders of an intercommunicator's agreement gave it (0: none). */
+static int settle(struct uz_ctx_agreement *g, const uint64_t *agreed, uint64_t name)
 {
     unsigned offered = (unsigned)agreed[UZ_CTX_WORDS];
     int found = 0;
@@ -213,6 +227,8 @@ static int settle(struct uz_ctx_agreement *g, const uint64_t *agreed)
                                                   "with MPI_Comm_free)", g->npairs)
             : RETRY;
     pthread_mutex_lock(&ctx_lock);
+    if (name)
+        g->order[0] = name;
     if (!err && g->take)
         for (int i = 0; i < found; i++) {
             uint32_t pair = g->ids[i] / 2;
@@ -252,7 +268,7 @@ static void round_done(struct uz_agree *a, void *arg)
         leave_locked(g);
         pthread_mutex_unlock(&ctx_lock);
     } else {
-        err = settle(g, uz_agree_words(a));
+        err = settle(g, uz_agree_words(a), uz_agree_xkey(a));
     }
     if (err == RETRY) {
         g->retry = 1;                   /* the next poll starts it */
@@ -335,7 +351,10 @@ int uz_ctx_agreement_start(const struct uz_agree_spec *spec, uint32_t prio_ctx, 
     }
     g->spec.members = g->members;
     g->spec.xsend = g->xsend;
-    g->prio = (uint64_t)prio_ctx << 32 | (uint32_t)~spec->tag;
+    g->key = (uint64_t)prio_ctx << 32 | (uint32_t)~spec->tag;
+    g->order[0] = g->order[1] = g->key;
+    if (spec->xcomm)
+        g->spec.xkey = (uint64_t)spec->xctx << 32 | (uint32_t)~spec->xtag;
     g->npairs = npairs;
     g->take = take;
     g->blocking = blocking;

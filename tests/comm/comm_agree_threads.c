@@ -26,6 +26,9 @@
  *                  parent and on the first new communicator
  *   idup_gen       idups pending while the same thread dups, splits,
  *                  creates and builds an intercommunicator
+ *   intercomm_order  two intercommunicators between even and odd ranks,
+ *                  made at once by two threads on local communicators that
+ *                  the two groups pair the other way round
  *   ctx            odd ranks: a second thread dups comm2 first and the
  *                  main thread dups comm1 later; even ranks the other way
  * Every new communicator is checked (new_comm_check.h).
@@ -298,6 +301,49 @@ static void *idup_gen(void *arg)
     return NULL;
 }
 
+/* ------------------------------------------------------ intercomm_order */
+
+/* Two intercommunicators between the even and the odd ranks, made at once
+ * by two threads.  Each group's side is built on one of two splits, in
+ * the opposite pairing on the two sides (the even ranks' first uses the
+ * first split, the odd ranks' first the second), so the two groups see
+ * their local communicators in opposite orders; each side also starts a
+ * different one first. */
+static MPI_Comm splits[2];
+static int have_splits;
+
+static void *intercomm_order(void *arg)
+{
+    int t = (int)(intptr_t)arg, even = me % 2 == 0;
+    if (t >= 2 || !have_splits)
+        return NULL;
+    if (t != (even ? 0 : 1))
+        usleep(STAGGER_US / 2);
+    MPI_Comm local = splits[even ? t : 1 - t], inter, merged;
+    int rsize = -1, lrank = -1, msize = -1, mrank = -1;
+    CHECK_MPI(MPI_Intercomm_create(local, 0, parents[t], even ? 1 : 0, 50 + t, &inter));
+    MPI_Comm_rank(local, &lrank);
+    CHECK_MPI(MPI_Comm_remote_size(inter, &rsize));
+    CHECK_EQ(rsize, even ? n / 2 : (n + 1) / 2);
+    /* Traffic across: rank i of each group sends to rank i of the other. */
+    int peer = lrank < rsize ? lrank : MPI_PROC_NULL, got = -1, v = 1000 * t + me;
+    CHECK_MPI(MPI_Sendrecv(&v, 1, MPI_INT, peer, t, &got, 1, MPI_INT, peer, t, inter,
+                           MPI_STATUS_IGNORE));
+    if (peer != MPI_PROC_NULL)
+        CHECK(got == 1000 * t + (even ? me + 1 : me - 1), "thread %d got %d", t, got);
+    CHECK_MPI(MPI_Intercomm_merge(inter, !even, &merged));
+    MPI_Comm_size(merged, &msize);
+    MPI_Comm_rank(merged, &mrank);
+    CHECK(msize == n && mrank == (even ? me / 2 : (n + 1) / 2 + me / 2), "merged: size %d rank %d",
+          msize, mrank);
+    int sum = -1;
+    CHECK_MPI(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, merged));
+    CHECK_EQ(sum, n * (n - 1) / 2);
+    CHECK_MPI(MPI_Comm_free(&merged));
+    CHECK_MPI(MPI_Comm_free(&inter));
+    return NULL;
+}
+
 /* ----------------------------------------------------------------- ctx */
 
 static MPI_Comm ctx_comm2;
@@ -351,6 +397,7 @@ static const struct {
     { "idup_order", idup_order },
     { "idup_nb", idup_nb },
     { "idup_gen", idup_gen },
+    { "intercomm_order", intercomm_order },
 };
 
 int main(int argc, char **argv)
@@ -375,6 +422,11 @@ int main(int argc, char **argv)
         if (!strcmp(name, cases[i].name))
             fn = cases[i].fn;
     CHECK(fn != NULL, "unknown case %s", name);
+    if (fn == intercomm_order && n >= 2) {
+        CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &splits[0]));
+        CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &splits[1]));
+        have_splits = 1;
+    }
     if (fn) {
         for (int t = 0; t < THREADS; t++)
             CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &parents[t]));
@@ -388,6 +440,10 @@ int main(int argc, char **argv)
             pthread_join(th[t], NULL);
         for (int t = 0; t < THREADS; t++)
             CHECK_MPI(MPI_Comm_free(&parents[t]));
+    }
+    if (have_splits) {
+        CHECK_MPI(MPI_Comm_free(&splits[0]));
+        CHECK_MPI(MPI_Comm_free(&splits[1]));
     }
     char title[96];
     snprintf(title, sizeof(title), "comm_agree_threads %s", name);
