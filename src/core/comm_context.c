@@ -60,7 +60,6 @@
 #include "core/comm_impl.h"
 #include "core/errors.h"
 #include "core/runtime.h"
-#include "pt2pt/lock.h"
 #include "pt2pt/pt2pt.h"
 
 enum {
@@ -68,7 +67,7 @@ enum {
     REGION_EAGER = 1,
     REGION_MAIN = 2,
     RESERVED_PAIRS = 3,                 /* MPI_COMM_WORLD, MPI_COMM_SELF, bootstrap */
-    RETRY = -1,                  /* a round came out empty: go again */
+    RETRY = -1,                         /* a round came out empty: go again */
 };
 
 struct uz_ctx_agreement {
@@ -222,9 +221,10 @@ static int settle(struct uz_ctx_agreement *g, const uint64_t *agreed, uint64_t n
         }
     }
     int err = found == g->npairs ? MPI_SUCCESS
-            : offered & REGION_MAIN ? uz_err_make(MPI_ERR_OTHER, "out of context ids: no %d "
+            : offered & REGION_MAIN ? uz_err_make(MPI_ERR_OTHER, "out of context ids: no %s "
                                                   "free in every member (free some communicators "
-                                                  "with MPI_Comm_free)", g->npairs)
+                                                  "with MPI_Comm_free)",
+                                                  g->npairs == 1 ? "id" : "two ids")
             : RETRY;
     pthread_mutex_lock(&ctx_lock);
     if (name)
