@@ -19,7 +19,14 @@ struct uz_coll_state *uz_coll_state_of(uz_comm *comm)
 
 int uz_coll_next_tag(uz_comm *comm)
 {
-    return (int)(comm->coll_seq++ & 0x3fffffffu);
+    return (int)(comm->coll_seq++ & UZ_COLL_TAG_SEQ);
+}
+
+int uz_coll_next_persistent_tag(uz_comm *comm)
+{
+    struct uz_coll_state *cs = uz_coll_state_of(comm);
+    uint32_t seq = cs ? cs->persistent_seq++ : 0;
+    return (int)(seq & UZ_COLL_TAG_SEQ) | UZ_COLL_TAG_PERSISTENT;
 }
 
 int uz_coll_comm_init(uz_comm *comm)

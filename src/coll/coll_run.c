@@ -9,7 +9,15 @@
 
 int uz_coll_begin(uz_comm *comm, enum uz_coll_mode mode, struct uz_sched **out)
 {
-    return mode == UZ_COLL_BLOCKING ? uz_sched_blocking(comm, out) : uz_sched_new(comm, out);
+    switch (mode) {
+    case UZ_COLL_BLOCKING:
+        return uz_sched_blocking(comm, out);
+    case UZ_COLL_NONBLOCKING:
+        return uz_sched_new(comm, out);
+    case UZ_COLL_PERSISTENT:
+        return uz_sched_new_persistent(comm, out);
+    }
+    return uz_err_make(MPI_ERR_INTERN, "unknown collective mode %d", (int)mode);
 }
 
 int uz_coll_finish(struct uz_sched *s, enum uz_coll_mode mode, int err, MPI_Request *request)

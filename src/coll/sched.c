@@ -14,11 +14,6 @@
 #include "datatype/dt_engine.h"
 #include "pt2pt/pt2pt.h"
 
-/* Intercommunicator collectives talk on the local group's communicator
- * too; their tags there carry this bit so that they never match that
- * communicator's own collectives, whose tags come from its own sequence. */
-enum { TAG_SEQ_MASK = 0x3fffffff, TAG_LOCAL_PHASE = 0x40000000 };
-
 /* A blocking schedule keeps at most this much scratch between calls. */
 enum { SCRATCH_KEEP = 1 << 20, SCRATCH_MIN = 4096 };
 
@@ -261,8 +256,11 @@ static void start_step(struct uz_sched *s, struct uz_step *st)
     uz_comm *comm = s->comm;
     int tag = s->tag;
     if (st->local) {
+        /* Intercommunicator collectives talk on the local group's
+         * communicator too; the bit keeps them from matching that
+         * communicator's own collectives, numbered by its own sequence. */
         comm = s->comm->local_comm;
-        tag |= TAG_LOCAL_PHASE;
+        tag |= UZ_COLL_TAG_LOCAL_PHASE;
     }
     switch (st->kind) {
     case UZ_STEP_SEND:
@@ -328,7 +326,8 @@ static int advance_done(void *arg)
 
 static void begin(struct uz_sched *s)
 {
-    s->tag = uz_coll_next_tag(s->comm);
+    if (!s->persistent)
+        s->tag = uz_coll_next_tag(s->comm);
     s->next = s->oldest = 0;
     s->err = 0;
 }
@@ -364,6 +363,19 @@ int uz_sched_new(uz_comm *comm, struct uz_sched **out)
     s->heap = 1;
     *out = s;
     return MPI_SUCCESS;
+}
+
+int uz_sched_new_persistent(uz_comm *comm, struct uz_sched **out)
+{
+    /* The number is taken first, whatever happens next, so that every
+     * rank counts this init call. */
+    int tag = uz_coll_next_persistent_tag(comm);
+    int err = uz_sched_new(comm, out);
+    if (!err) {
+        (*out)->tag = tag;
+        (*out)->persistent = 1;
+    }
+    return err;
 }
 
 void uz_sched_free(struct uz_sched *s)

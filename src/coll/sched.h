@@ -11,9 +11,14 @@
  * be added before its sends.
  *
  * Messages use the communicator's collective context (context_id + 1) and
- * a tag made from the communicator's collective sequence number, taken when
- * the schedule starts: several collectives outstanding on one communicator
- * never match each other's messages.
+ * a tag that names the operation alike on every rank: for blocking and
+ * nonblocking calls the communicator's collective sequence number, taken
+ * when the schedule starts (they are issued in the same order everywhere);
+ * for a persistent operation a number of its own, taken by its MPI_*_init
+ * call and kept by every MPI_Start, since MPI matches persistent
+ * collectives in the order of their initialization and lets ranks start
+ * them in any order (MPI 4.1 §6.13).  Several collectives outstanding on
+ * one communicator never match each other's messages.
  *
  * Scratch memory comes from the schedule (uz_sched_alloc) and lives as long
  * as it.  A blocking collective reuses its communicator's schedule, steps
@@ -60,6 +65,7 @@ struct uz_sched_chunk;
 struct uz_sched {
     uz_comm *comm;
     int tag;
+    int persistent;             /* tag fixed at init (uz_sched_new_persistent) */
     struct uz_step *steps;
     int nsteps, cap;
     int next;                   /* next step to start */
@@ -116,8 +122,10 @@ void uz_sched_hold_op(struct uz_sched *s, uz_op *op);
 int uz_sched_blocking(uz_comm *comm, struct uz_sched **out);
 int uz_sched_run(struct uz_sched *s);
 
-/* A schedule for a nonblocking or persistent collective. */
+/* A schedule for a nonblocking collective, and for a persistent one (its
+ * MPI_*_init call: the schedule takes its tag here). */
 int uz_sched_new(uz_comm *comm, struct uz_sched **out);
+int uz_sched_new_persistent(uz_comm *comm, struct uz_sched **out);
 void uz_sched_free(struct uz_sched *s);
 /* Start it as a nonblocking request; on failure the schedule is freed. */
 int uz_sched_start_request(struct uz_sched *s, MPI_Request *request);
@@ -128,11 +136,26 @@ int uz_sched_persistent_request(struct uz_sched *s, MPI_Request *request);
 struct uz_coll_shm;
 struct uz_coll_state {
     struct uz_sched blocking;
+    uint32_t persistent_seq;        /* persistent collectives initialized so far */
     int shm_state;                  /* 0 not tried yet, 1 usable, -1 not for this communicator */
     struct uz_coll_shm *shm;        /* coll_shm.c */
 };
 struct uz_coll_state *uz_coll_state_of(uz_comm *comm);
+
+/* Tags on the collective context: bits 0-28 a sequence number; bit 29 set
+ * for persistent operations, whose numbers count their init calls (so
+ * that a long-lived one never meets a later blocking call's tag); bit 30
+ * for the local phase of an intercommunicator collective, on the local
+ * group's communicator (sched.c). */
+enum {
+    UZ_COLL_TAG_SEQ = 0x1fffffff,
+    UZ_COLL_TAG_PERSISTENT = 0x20000000,
+    UZ_COLL_TAG_LOCAL_PHASE = 0x40000000,
+};
+/* The tag of the next blocking or nonblocking collective on comm. */
 int uz_coll_next_tag(uz_comm *comm);
+/* The tag of the next persistent collective initialized on comm. */
+int uz_coll_next_persistent_tag(uz_comm *comm);
 
 /* Release what a schedule owns (chunks, steps, holds); used by
  * coll_comm.c for the embedded blocking schedule. */

@@ -13,9 +13,10 @@
  * all of them have completed.  Messages:
  *
  *   up     child -> parent   [words | entries of the child's subtree]
- *   xhdr   leader <-> leader [words | u64 blob bytes], then the blob
- *   down   parent -> child   [words | all entries | u64 blob bytes], then
- *                            the blob
+ *   xhdr   leader <-> leader [words | u64 blob bytes | u64 key], then the
+ *                            blob
+ *   down   parent -> child   [words | all entries | u64 blob bytes |
+ *                            u64 other group's key], then the blob
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,10 @@ struct uz_agree {
     uint64_t *words;
     int *entries;
     unsigned char *up;                  /* [words | my subtree's entries] */
-    unsigned char *down;                /* [words | entries | u64 blob bytes] */
+    unsigned char *down;                /* [words | entries | u64 blob bytes | u64 xkey] */
     size_t down_bytes;
-    unsigned char *xhdr_out, *xhdr_in;  /* [words | u64 blob bytes] */
+    unsigned char *xhdr_out, *xhdr_in;  /* [words | u64 blob bytes | u64 xkey] */
+    uint64_t xkey_in;                   /* the other group's spec.xkey */
     void *xsend;
     size_t xsend_bytes;
     void *blob;
@@ -173,9 +175,10 @@ static void start_exchange(struct uz_agree *a)
     uint64_t nbytes = a->xsend_bytes;
     memcpy(a->xhdr_out, a->words, a->mask_bytes);
     memcpy(a->xhdr_out + a->mask_bytes, &nbytes, 8);
+    memcpy(a->xhdr_out + a->mask_bytes + 8, &a->s.xkey, 8);
     uz_comm *x = a->s.xcomm;
-    post_recv(a, a->xhdr_in, a->mask_bytes + 8, x, a->s.xpeer, a->s.xctx, a->s.xtag);
-    post_send(a, a->xhdr_out, a->mask_bytes + 8, x, a->s.xpeer, a->s.xctx, a->s.xtag);
+    post_recv(a, a->xhdr_in, a->mask_bytes + 16, x, a->s.xpeer, a->s.xctx, a->s.xtag);
+    post_send(a, a->xhdr_out, a->mask_bytes + 16, x, a->s.xpeer, a->s.xctx, a->s.xtag);
     if (a->xsend_bytes)
         post_send(a, a->xsend, a->xsend_bytes, x, a->s.xpeer, a->s.xctx, a->s.xtag);
 }
@@ -198,6 +201,7 @@ static int finish_xhdr(struct uz_agree *a)
     uint64_t nbytes;
     and_words(a->words, a->xhdr_in, a->s.nwords);
     memcpy(&nbytes, a->xhdr_in + a->mask_bytes, 8);
+    memcpy(&a->xkey_in, a->xhdr_in + a->mask_bytes + 8, 8);
     if (!alloc_blob(a, nbytes))
         return 0;
     post_recv(a, a->blob, a->blob_bytes, a->s.xcomm, a->s.xpeer, a->s.xctx, a->s.xtag);
@@ -212,6 +216,7 @@ static int finish_down_hdr(struct uz_agree *a)
     if (all)
         memcpy(a->entries, a->down + a->mask_bytes, all);
     memcpy(&nbytes, a->down + a->mask_bytes + all, 8);
+    memcpy(&a->xkey_in, a->down + a->mask_bytes + all + 8, 8);
     if (!alloc_blob(a, nbytes))
         return 0;
     post_recv(a, a->blob, a->blob_bytes, a->s.comm, member_rank(a, a->parent), a->s.ctx, a->s.tag);
@@ -227,6 +232,7 @@ static void start_fanout(struct uz_agree *a)
         if (all)
             memcpy(a->down + a->mask_bytes, a->entries, all);
         memcpy(a->down + a->mask_bytes + all, &nbytes, 8);
+        memcpy(a->down + a->mask_bytes + all + 8, &a->xkey_in, 8);
     }
     for (int c = 0; c < a->nchild; c++) {
         int dest = member_rank(a, a->child[c]);
@@ -338,10 +344,10 @@ static int alloc_buffers(struct uz_agree *a)
     a->words = malloc(a->mask_bytes ? a->mask_bytes : 1);
     a->entries = all ? malloc(all) : NULL;
     a->up = malloc(a->mask_bytes + (size_t)a->myspan * a->entry_bytes + 1);
-    a->down_bytes = a->mask_bytes + all + 8;
+    a->down_bytes = a->mask_bytes + all + 16;
     a->down = malloc(a->down_bytes);
-    a->xhdr_out = malloc(a->mask_bytes + 8);
-    a->xhdr_in = malloc(a->mask_bytes + 8);
+    a->xhdr_out = malloc(a->mask_bytes + 16);
+    a->xhdr_in = malloc(a->mask_bytes + 16);
     a->pending_cap = 2 * a->nchild + 4;
     a->pending = malloc(sizeof(*a->pending) * (size_t)a->pending_cap);
     if (!a->words || (all && !a->entries) || !a->up || !a->down || !a->xhdr_out || !a->xhdr_in ||
@@ -455,6 +461,11 @@ const void *uz_agree_blob(const struct uz_agree *a, size_t *bytes)
 {
     *bytes = a->blob_bytes;
     return a->blob;
+}
+
+uint64_t uz_agree_xkey(const struct uz_agree *a)
+{
+    return a->xkey_in;
 }
 
 void uz_agree_free(struct uz_agree *a)

@@ -46,6 +46,11 @@ struct uz_agree_spec {
     const void *xsend;      /* copied */
     size_t xsend_bytes;
     int xsend_entries;
+    /* A number the root sends the other leader with its words; the other
+     * leader's reaches every member of this group (uz_agree_xkey), also
+     * those that do not know xcomm (comm_context.c names agreements by
+     * it). */
+    uint64_t xkey;
 };
 
 struct uz_agree;
@@ -67,6 +72,7 @@ int uz_agree_error(const struct uz_agree *a);
 const uint64_t *uz_agree_words(const struct uz_agree *a);      /* the AND, both groups */
 const int *uz_agree_entries(const struct uz_agree *a);         /* n * entry_ints, by index */
 const void *uz_agree_blob(const struct uz_agree *a, size_t *bytes);  /* from the other leader */
+uint64_t uz_agree_xkey(const struct uz_agree *a);   /* the other leader's xkey (0: no exchange) */
 
 /* Call with the request layer's lock held (pt2pt/lock.h), like every
  * other function here: the agreement's requests go back to the shared

@@ -220,27 +220,29 @@ int uz_mpi_Comm_dup_with_info(uz_comm *comm, uz_info *info, MPI_Comm *newcomm)
 
 /* MPI_Comm_idup: the communicator object (with its attributes copied) is
  * made at once and its handle returned, as MPICH does; the context id is
- * agreed in the background and the request completes when it is set. */
+ * agreed in the background (the agreement's rounds run from the progress
+ * engine) and the request completes when it is set. */
 struct idup_state {
     uz_comm *newcomm;
-    struct uz_ctx_claim claim;
-    struct uz_agree_spec spec;
-    uint64_t words[UZ_AGREE_WORDS];
+    struct uz_ctx_agreement *agreement;
     uz_request *req;
 };
 
-static void idup_round(struct idup_state *st);
-
-static void idup_finish(struct idup_state *st, int err, const uint32_t *ids)
+/* Runs inside the progress engine when the agreement finishes. */
+static void idup_done(struct uz_ctx_agreement *g, void *arg)
 {
-    uz_ctx_claim_end(&st->claim);
+    struct idup_state *st = arg;
     uz_comm *c = st->newcomm;
+    const uint32_t *ids = uz_ctx_agreement_ids(g);
+    int err = uz_ctx_agreement_error(g);
     if (!err && c->is_inter) {
         uz_group_retain(c->local_group);
         uz_comm *lc = uz_comm_new(c->local_group, NULL);
-        if (!lc)
+        if (!lc) {
+            uz_ctx_release(ids[0]);
+            uz_ctx_release(ids[1]);
             err = uz_err_make(MPI_ERR_NO_MEM, "out of memory duplicating a communicator");
-        else {
+        } else {
             c->local_comm = lc;
             lc->context_id = ids[1];
             lc->has_context = 1;
@@ -249,8 +251,8 @@ static void idup_finish(struct idup_state *st, int err, const uint32_t *ids)
     if (!err) {
         c->context_id = ids[0];
         c->has_context = 1;
-        /* This runs inside the progress engine: uz_coll_comm_init must not
-         * communicate (it may set up lazily, at the first collective). */
+        /* uz_coll_comm_init must not communicate here (it may set up
+         * lazily, at the first collective). */
         if (!(err = uz_coll_comm_init(c)))
             c->coll_ready = 1;
     }
@@ -258,40 +260,13 @@ static void idup_finish(struct idup_state *st, int err, const uint32_t *ids)
     uz_request_complete(st->req);
 }
 
-static void idup_done(struct uz_agree *a, void *arg)
-{
-    struct idup_state *st = arg;
-    uint32_t ids[2] = { 0, 0 };
-    int err = uz_agree_error(a);
-    if (!err)
-        err = uz_ctx_claim_finish(&st->claim, uz_agree_words(a), st->newcomm->is_inter ? 2 : 1, ids,
-                                  1);
-    uz_agree_free(a);
-    if (err == UZ_CTX_RETRY) {
-        idup_round(st);
-        return;
-    }
-    idup_finish(st, err, ids);
-}
-
-static void idup_round(struct idup_state *st)
-{
-    struct uz_agree *a;
-    uz_ctx_claim_prepare(&st->claim, st->words);
-    int err = uz_agree_start(&st->spec, st->words, NULL, &a);
-    if (err) {
-        uint64_t none[UZ_AGREE_WORDS] = { 0 };
-        uint32_t ids[2];
-        uz_ctx_claim_finish(&st->claim, none, 1, ids, 0);
-        idup_finish(st, err, NULL);
-        return;
-    }
-    uz_agree_on_done(a, idup_done, st);
-}
-
+/* The request goes when the user has it back (MPI_Wait and friends), or,
+ * after MPI_Request_free, when it completes: the agreement has finished. */
 static void idup_destroy(uz_request *req)
 {
-    free(req->ops_state);
+    struct idup_state *st = req->ops_state;
+    uz_ctx_agreement_free(st->agreement);
+    free(st);
 }
 
 static int idup_poll(uz_request *req)
@@ -339,9 +314,18 @@ static int idup_with(uz_comm *comm, uz_info *info, MPI_Comm *newcomm, MPI_Reques
     st->newcomm = c;
     st->req->ops = &idup_ops;
     st->req->ops_state = st;
-    uz_agree_spec_for(comm, &st->spec);
-    uz_ctx_claim_begin(&st->claim, comm->context_id, st->spec.tag);
-    idup_round(st);
+    struct uz_agree_spec spec;
+    uz_agree_spec_for(comm, &spec);
+    err = uz_ctx_agreement_start(&spec, comm->context_id, NULL, comm->is_inter ? 2 : 1, 1, 0,
+                                 idup_done, st, &st->agreement);
+    if (err) {
+        st->req->status.MPI_ERROR = err;        /* nothing started: reported at once */
+        uz_request_complete(st->req);
+        uz_request_release(st->req);            /* frees st */
+        uz_unlock();
+        uz_comm_discard(c);
+        return err;
+    }
     uz_unlock();
     *request = uz_request_handle(st->req);
     uz_comm_return(c, newcomm);

@@ -14,9 +14,9 @@
  *
  * Context ids come in pairs (id for point-to-point, id + 1 for collectives,
  * see comm.h), from a bitmap of free pairs that every process keeps.  The
- * bitmap has UZ_CTX_WORDS words; agreement ANDs the bitmaps of all members
- * plus one more word that says whether every member could contribute its
- * real bitmap (see comm_context.c for why one may not).
+ * bitmap has UZ_CTX_WORDS words; agreement ANDs the members' offers
+ * plus one more word that says which parts of its bitmap every member
+ * could offer (see comm_context.c for why one may not).
  *
  * Tags.  Agreement messages travel on the parent's collective context
  * (context_id + 1) with negative tags, which the collectives layer never
@@ -51,36 +51,38 @@ int uz_comm_next_agree_tag(uz_comm *parent);
 
 /* --------------------------------------------------------- context ids */
 
-/* One process's side of agreeing on context ids.  Concurrent agreements
- * of one process (threads; a blocking constructor while MPI_Comm_idup is
- * pending) are ordered by (parent context id, tag of the agreement), which
- * every member computes alike: the bitmap goes to the first waiting one
- * in that order, so that all processes give it to the same agreement. */
-struct uz_ctx_claim {
-    uint64_t prio;
-    int registered;
-    int owner;          /* contributed the real bitmap this round */
-};
-
-void uz_ctx_claim_begin(struct uz_ctx_claim *cl, uint32_t parent_ctx, int tag);
-/* Fill words[UZ_AGREE_WORDS] with this process's contribution. */
-void uz_ctx_claim_prepare(struct uz_ctx_claim *cl, uint64_t *words);
-/* After the agreement: pick the `npairs` lowest pairs of the agreed
- * bitmap into ids[] (even numbers) and, when `take`, mark them used here.
- * Returns MPI_SUCCESS, UZ_CTX_RETRY (some member could not contribute:
- * prepare and agree again), or an error when the ids are exhausted. */
-enum { UZ_CTX_RETRY = -1 };
-int uz_ctx_claim_finish(struct uz_ctx_claim *cl, const uint64_t *agreed, int npairs,
-                        uint32_t *ids, int take);
-void uz_ctx_claim_end(struct uz_ctx_claim *cl);
-
 /* Give a pair back (when the communicator using it dies). */
 void uz_ctx_release(uint32_t id);
 
-/* Agree on `npairs` context pairs over `spec` (blocking, retrying as
- * needed); the members that will use the ids pass take = 1.  When
- * `entry` is given, *agreed keeps the agreement for reading its entries
- * and blob (free it with uz_agree_free). */
+/* An agreement on context ids in progress: rounds of the agreement
+ * collective until the members find pairs free in all of them
+ * (comm_context.c explains the rounds and why one agreement never waits
+ * for another).  Concurrent agreements of one process are ordered by
+ * (prio_ctx, spec->tag), which every member computes alike: prio_ctx is
+ * the parent's context id. */
+struct uz_ctx_agreement;
+
+/* Start agreeing on `npairs` (1 or 2) pairs over `spec`.  take = 1: this
+ * process will use the ids (0: a process of the parent outside the new
+ * communicator).  blocking = 1: the caller waits for it at once.  `entry`
+ * (spec->entry_ints ints) is this member's contribution.  done(g, arg),
+ * if given, is called once from the progress engine when it finishes (or
+ * from here, when it finishes at once).  Call with the request layer's
+ * lock held, like everything below. */
+int uz_ctx_agreement_start(const struct uz_agree_spec *spec, uint32_t prio_ctx, const int *entry,
+                           int npairs, int take, int blocking,
+                           void (*done)(struct uz_ctx_agreement *g, void *arg), void *arg,
+                           struct uz_ctx_agreement **out);
+/* Once finished: its error, and the ids (even numbers) when none. */
+int uz_ctx_agreement_error(const struct uz_ctx_agreement *g);
+const uint32_t *uz_ctx_agreement_ids(const struct uz_ctx_agreement *g);
+/* Finished or not (an unfinished one stops and gives back what it holds). */
+void uz_ctx_agreement_free(struct uz_ctx_agreement *g);
+
+/* Agree on `npairs` context pairs over `spec` and wait for it; the
+ * members that will use the ids pass take = 1.  When `agreed` is given,
+ * *agreed keeps the agreement for reading its entries and blob (free it
+ * with uz_agree_free). */
 int uz_ctx_agree(const struct uz_agree_spec *spec, uint32_t prio, const int *entry, int npairs,
                  int take, uint32_t *ids, struct uz_agree **agreed);
 
