@@ -285,9 +285,11 @@ int uz_err_add_class(int *errclass)
 
 int uz_err_add_code(int errclass, int *errcode)
 {
+    pthread_mutex_lock(&user_lock);
     struct user_entry *e = user_lookup(errclass);
     int valid = (errclass >= 0 && errclass <= PREDEFINED_LAST) || is_tool_class(errclass) ||
                 (e && e->is_class);
+    pthread_mutex_unlock(&user_lock);
     if (!valid)
         return uz_err_make(MPI_ERR_ARG, "invalid error class %d", errclass);
     return user_add(0, errclass, errcode);
@@ -426,8 +428,11 @@ int uz_err_class(int code)
         return code;
     if (code > 0 && (code & DYNAMIC_BIT))
         return code & CLASS_MASK;
+    pthread_mutex_lock(&user_lock);     /* another thread may be reusing it */
     struct user_entry *e = user_lookup(code);
-    return e ? e->errclass : MPI_ERR_UNKNOWN;
+    int errclass = e ? e->errclass : MPI_ERR_UNKNOWN;
+    pthread_mutex_unlock(&user_lock);
+    return errclass;
 }
 
 int uz_err_code_is_valid(int code)
@@ -436,19 +441,18 @@ int uz_err_code_is_valid(int code)
         return 1;
     if (code > 0 && (code & DYNAMIC_BIT))
         return 1;
-    return user_lookup(code) != NULL;
+    pthread_mutex_lock(&user_lock);
+    int valid = user_lookup(code) != NULL;
+    pthread_mutex_unlock(&user_lock);
+    return valid;
 }
 
+/* A predefined or MPI_T class's text (user classes have their strings). */
 static const char *class_text(int errclass)
 {
     if (errclass >= 0 && errclass <= PREDEFINED_LAST)
         return class_texts[errclass];
-    if (is_tool_class(errclass))
-        return tool_class_text(errclass);
-    struct user_entry *e = user_lookup(errclass);
-    if (e && e->string)
-        return e->string;
-    return "";
+    return is_tool_class(errclass) ? tool_class_text(errclass) : "";
 }
 
 void uz_err_string(int code, char *buf, int buflen)

@@ -4,8 +4,11 @@
  * program that adds and removes more codes than can exist at once never
  * runs out; freed values are handed out again; MPI_LASTUSEDCODE is always
  * the largest value in use (MPI_ERR_LASTCODE when none is); a removed
- * value is no longer a valid code.
+ * value is no longer a valid code; threads adding and removing at once
+ * never get the same value.
  */
+#include <pthread.h>
+
 #include "uztest.h"
 
 /* More than the 16,384 classes and codes that can exist at once. */
@@ -152,14 +155,56 @@ static void full(void)
     free(codes);
 }
 
+/* Threads add, name, check and remove codes at once: a value handed to two
+ * of them would show another thread's string. */
+enum { THREADS = 4, THREAD_ROUNDS = 3000 };
+static int shared_class;
+
+static void *thread_churn(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    char want[64], got[MPI_MAX_ERROR_STRING];
+    for (int r = 0; r < THREAD_ROUNDS; r++) {
+        int code, len = -1, cls = -1;
+        CHECK_MPI(MPI_Add_error_code(shared_class, &code));
+        snprintf(want, sizeof(want), "thread %d round %d", id, r);
+        CHECK_MPI(MPI_Add_error_string(code, want));
+        CHECK_MPI(MPI_Error_class(code, &cls));
+        CHECK_MPI(MPI_Error_string(code, got, &len));
+        CHECK(cls == shared_class && strcmp(got, want) == 0,
+              "code %d: class %d string \"%s\", expected \"%s\"", code, cls, got, want);
+        CHECK_MPI(MPI_Remove_error_string(code));
+        CHECK_MPI(MPI_Remove_error_code(code));
+    }
+    return NULL;
+}
+
+static void threads(void)
+{
+    pthread_t t[THREADS];
+    CHECK_MPI(MPI_Add_error_class(&shared_class));
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, thread_churn, (void *)(intptr_t)i);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    CHECK_EQ(last_used(), shared_class);
+    CHECK_MPI(MPI_Remove_error_class(shared_class));
+    CHECK_EQ(last_used(), MPI_ERR_LASTCODE);
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     churn();
     holes();
     full();
     churn();
+    if (provided == MPI_THREAD_MULTIPLE)
+        threads();
+    else
+        CHECK(0, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
     return uzt_finish("runtime_errcodes");
 }
