@@ -1,6 +1,6 @@
 /*
  * info_env.c — how this process was started, as MPI_INFO_ENV and
- * MPI_Info_create_env give it (MPI-4.1 §11.2.3 and §11.4.1).
+ * MPI_Info_create_env give it (MPI-4.1 chapter 11).
  *
  * MPI_Info_create_env may be called before MPI_Init, so every key is
  * found from what a process knows without the process manager: the
