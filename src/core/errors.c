@@ -10,6 +10,7 @@
  */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,11 @@ const char *uz_err_class_name(int errclass)
 
 /* ------------------------------------------------------ user additions */
 
+/* MPI-4.1 lets a program remove what it added (MPI_Remove_error_*), so a
+ * long-running program may add and remove codes without end: a value is
+ * taken from a bitmap of the USER_MAX values, the lowest free one first,
+ * and goes back to it when removed.  Lowest-first keeps the values, and so
+ * MPI_LASTUSEDCODE (the largest value in use), as small as they can be. */
 struct user_entry {
     int in_use;
     int is_class;
@@ -212,9 +218,36 @@ struct user_entry {
     char *string;
 };
 
+enum { USER_WORDS = USER_MAX / 64 };
+
 static struct user_entry user_entries[USER_MAX];
-static int user_next = USER_FIRST;      /* one past the largest value handed out */
+static uint64_t user_used[USER_WORDS];  /* bit i: value USER_FIRST + i is in use */
 static pthread_mutex_t user_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int lowest_free_index(void)
+{
+    for (int w = 0; w < USER_WORDS; w++)
+        if (~user_used[w])
+            return w * 64 + __builtin_ctzll(~user_used[w]);
+    return -1;
+}
+
+static int highest_used_index(void)
+{
+    for (int w = USER_WORDS - 1; w >= 0; w--)
+        if (user_used[w])
+            return w * 64 + 63 - __builtin_clzll(user_used[w]);
+    return -1;
+}
+
+static void mark_used(int index, int used)
+{
+    uint64_t bit = 1ull << (index % 64);
+    if (used)
+        user_used[index / 64] |= bit;
+    else
+        user_used[index / 64] &= ~bit;
+}
 
 static struct user_entry *user_lookup(int value)
 {
@@ -227,17 +260,19 @@ static struct user_entry *user_lookup(int value)
 static int user_add(int is_class, int errclass, int *out)
 {
     pthread_mutex_lock(&user_lock);
-    if (user_next >= USER_FIRST + USER_MAX) {
+    int index = lowest_free_index();
+    if (index < 0) {
         pthread_mutex_unlock(&user_lock);
-        return uz_err_make(MPI_ERR_OTHER, "no more error classes or codes can be added (limit %d)",
-                           USER_MAX);
+        return uz_err_make(MPI_ERR_OTHER, "no more error classes or codes can be added: %d are in "
+                           "use (remove some with MPI_Remove_error_code/class)", USER_MAX);
     }
-    int value = user_next++;
-    struct user_entry *e = &user_entries[value - USER_FIRST];
-    e->in_use = 1;
+    int value = USER_FIRST + index;
+    struct user_entry *e = &user_entries[index];
     e->is_class = is_class;
     e->errclass = is_class ? value : errclass;
     e->string = NULL;
+    e->in_use = 1;
+    mark_used(index, 1);
     pthread_mutex_unlock(&user_lock);
     *out = value;
     return MPI_SUCCESS;
@@ -250,9 +285,11 @@ int uz_err_add_class(int *errclass)
 
 int uz_err_add_code(int errclass, int *errcode)
 {
+    pthread_mutex_lock(&user_lock);
     struct user_entry *e = user_lookup(errclass);
     int valid = (errclass >= 0 && errclass <= PREDEFINED_LAST) || is_tool_class(errclass) ||
                 (e && e->is_class);
+    pthread_mutex_unlock(&user_lock);
     if (!valid)
         return uz_err_make(MPI_ERR_ARG, "invalid error class %d", errclass);
     return user_add(0, errclass, errcode);
@@ -260,10 +297,6 @@ int uz_err_add_code(int errclass, int *errcode)
 
 int uz_err_add_string(int errcode, const char *string)
 {
-    struct user_entry *e = user_lookup(errcode);
-    if (!e)
-        return uz_err_make(MPI_ERR_ARG, "error code %d was not added by the user; "
-                           "only user-added codes and classes can be given a string", errcode);
     if (strlen(string) >= MPI_MAX_ERROR_STRING)
         return uz_err_make(MPI_ERR_ARG, "error string of %zu characters is longer than "
                            "MPI_MAX_ERROR_STRING - 1", strlen(string));
@@ -271,6 +304,13 @@ int uz_err_add_string(int errcode, const char *string)
     if (!copy)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory copying an error string");
     pthread_mutex_lock(&user_lock);
+    struct user_entry *e = user_lookup(errcode);
+    if (!e) {
+        pthread_mutex_unlock(&user_lock);
+        free(copy);
+        return uz_err_make(MPI_ERR_ARG, "error code %d was not added by the user; "
+                           "only user-added codes and classes can be given a string", errcode);
+    }
     free(e->string);
     e->string = copy;
     pthread_mutex_unlock(&user_lock);
@@ -279,11 +319,15 @@ int uz_err_add_string(int errcode, const char *string)
 
 static int user_remove(int value, int want_class)
 {
+    /* Looked up under the lock: a value freed here may be handed out again
+     * at once by another thread's MPI_Add_error_*. */
+    pthread_mutex_lock(&user_lock);
     struct user_entry *e = user_lookup(value);
-    if (!e || e->is_class != want_class)
+    if (!e || e->is_class != want_class) {
+        pthread_mutex_unlock(&user_lock);
         return uz_err_make(MPI_ERR_ARG, "%d is not a user-added error %s", value,
                            want_class ? "class" : "code");
-    pthread_mutex_lock(&user_lock);
+    }
     /* MPI-4.1 §9.5: a class or code may be removed only once its string
      * has been removed (MPI_Remove_error_string), so that a program that
      * still names it by string does not find a recycled value. */
@@ -293,7 +337,7 @@ static int user_remove(int value, int want_class)
                            want_class ? "class" : "code", value);
     }
     if (want_class) {
-        for (int i = 0; i < user_next - USER_FIRST; i++) {
+        for (int i = 0, last = highest_used_index(); i <= last; i++) {
             if (user_entries[i].in_use && !user_entries[i].is_class &&
                 user_entries[i].errclass == value) {
                 pthread_mutex_unlock(&user_lock);
@@ -305,6 +349,7 @@ static int user_remove(int value, int want_class)
     free(e->string);
     e->string = NULL;
     e->in_use = 0;
+    mark_used(value - USER_FIRST, 0);
     pthread_mutex_unlock(&user_lock);
     return MPI_SUCCESS;
 }
@@ -314,20 +359,26 @@ int uz_err_remove_code(int errcode) { return user_remove(errcode, 0); }
 
 int uz_err_remove_string(int errcode)
 {
-    struct user_entry *e = user_lookup(errcode);
-    if (!e || !e->string)
-        return uz_err_make(MPI_ERR_ARG, "error code %d has no user-added string", errcode);
     pthread_mutex_lock(&user_lock);
+    struct user_entry *e = user_lookup(errcode);
+    if (!e || !e->string) {
+        pthread_mutex_unlock(&user_lock);
+        return uz_err_make(MPI_ERR_ARG, "error code %d has no user-added string", errcode);
+    }
     free(e->string);
     e->string = NULL;
     pthread_mutex_unlock(&user_lock);
     return MPI_SUCCESS;
 }
 
+/* The largest user class or code in use (MPI_ERR_LASTCODE when none is),
+ * so every value a program holds is at most MPI_LASTUSEDCODE. */
 int uz_err_last_used_code(void)
 {
-    int last = user_next - 1;
-    return last >= USER_FIRST ? last : MPI_ERR_LASTCODE;
+    pthread_mutex_lock(&user_lock);
+    int last = highest_used_index();
+    pthread_mutex_unlock(&user_lock);
+    return last >= 0 ? USER_FIRST + last : MPI_ERR_LASTCODE;
 }
 
 /* ------------------------------------------------------ dynamic codes */
@@ -377,8 +428,11 @@ int uz_err_class(int code)
         return code;
     if (code > 0 && (code & DYNAMIC_BIT))
         return code & CLASS_MASK;
+    pthread_mutex_lock(&user_lock);     /* another thread may be reusing it */
     struct user_entry *e = user_lookup(code);
-    return e ? e->errclass : MPI_ERR_UNKNOWN;
+    int errclass = e ? e->errclass : MPI_ERR_UNKNOWN;
+    pthread_mutex_unlock(&user_lock);
+    return errclass;
 }
 
 int uz_err_code_is_valid(int code)
@@ -387,19 +441,18 @@ int uz_err_code_is_valid(int code)
         return 1;
     if (code > 0 && (code & DYNAMIC_BIT))
         return 1;
-    return user_lookup(code) != NULL;
+    pthread_mutex_lock(&user_lock);
+    int valid = user_lookup(code) != NULL;
+    pthread_mutex_unlock(&user_lock);
+    return valid;
 }
 
+/* A predefined or MPI_T class's text (user classes have their strings). */
 static const char *class_text(int errclass)
 {
     if (errclass >= 0 && errclass <= PREDEFINED_LAST)
         return class_texts[errclass];
-    if (is_tool_class(errclass))
-        return tool_class_text(errclass);
-    struct user_entry *e = user_lookup(errclass);
-    if (e && e->string)
-        return e->string;
-    return "";
+    return is_tool_class(errclass) ? tool_class_text(errclass) : "";
 }
 
 void uz_err_string(int code, char *buf, int buflen)
@@ -412,11 +465,13 @@ void uz_err_string(int code, char *buf, int buflen)
             snprintf(buf, buflen, "%s", slot->message);
         return;
     }
+    pthread_mutex_lock(&user_lock);     /* the string may be being removed */
     struct user_entry *e = user_lookup(code);
-    if (e) {
+    if (e)
         snprintf(buf, buflen, "%s", e->string ? e->string : "");
+    pthread_mutex_unlock(&user_lock);
+    if (e)
         return;
-    }
     if (code > 0 && (code & DYNAMIC_BIT))
         code = code & CLASS_MASK;      /* message overwritten: say the class */
     if ((code >= 0 && code <= PREDEFINED_LAST) || is_tool_class(code))

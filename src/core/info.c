@@ -1,13 +1,14 @@
 /*
  * info.c — MPI_Info objects and MPI_INFO_ENV.
  *
+ * MPI_INFO_ENV's contents come from info_env.c.
+ *
  * An info is a small ordered list: hints rarely exceed a dozen keys, so a
  * linear search beats any index and keeps MPI_Info_get_nthkey trivial.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/errors.h"
 #include "core/info.h"
@@ -86,7 +87,7 @@ uz_info *uz_info_dup(const uz_info *src)
     return info;
 }
 
-static void clear(uz_info *info)
+void uz_info_clear(uz_info *info)
 {
     for (int i = 0; i < info->nentries; i++) {
         free(info->entries[i].key);
@@ -101,42 +102,9 @@ void uz_info_free(uz_info *info)
 {
     if (!info || info->obj.builtin)
         return;
-    clear(info);
+    uz_info_clear(info);
     uz_object_destroy(&info->obj);
     free(info);
-}
-
-/* MPI_INFO_ENV: how this process was started (MPI-4.1 §11.2.3). */
-void uz_info_env_init(void)
-{
-    char buf[4096];
-    clear(&uz_info_env);
-    if (uz_rt.argv && uz_rt.argc > 0) {
-        uz_info_set(&uz_info_env, "command", uz_rt.argv[0]);
-        buf[0] = '\0';
-        size_t used = 0;
-        for (int i = 1; i < uz_rt.argc && used < sizeof(buf); i++)
-            used += snprintf(buf + used, sizeof(buf) - used, "%s%s", i > 1 ? " " : "", uz_rt.argv[i]);
-        if (uz_rt.argc > 1)
-            uz_info_set(&uz_info_env, "argv", buf);
-    }
-    snprintf(buf, sizeof(buf), "%d", uz_rt.world_size);
-    uz_info_set(&uz_info_env, "maxprocs", buf);
-    snprintf(buf, sizeof(buf), "%d", uz_rt.world_size);
-    uz_info_set(&uz_info_env, "soft", buf);
-    uz_info_set(&uz_info_env, "host", uz_rt.processor_name);
-#if defined(__x86_64__)
-    uz_info_set(&uz_info_env, "arch", "x86_64");
-#elif defined(__aarch64__)
-    uz_info_set(&uz_info_env, "arch", "aarch64");
-#endif
-    if (getcwd(buf, sizeof(buf)))
-        uz_info_set(&uz_info_env, "wdir", buf);
-    const char *level = uz_rt.thread_level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE"
-                      : uz_rt.thread_level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
-                      : uz_rt.thread_level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
-                      : "MPI_THREAD_SINGLE";
-    uz_info_set(&uz_info_env, "thread_level", level);
 }
 
 /* --------------------------------------------------- MPI procedures */
@@ -286,20 +254,14 @@ int uz_mpi_Info_free(MPI_Info *info)
     return MPI_SUCCESS;
 }
 
+/* The same keys before MPI_Init as after it (info_env.c); argc 0 means
+ * "not given": the process's own command line is used. */
 int uz_mpi_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
-    uz_info *i = uz_info_dup(&uz_info_env);
-    if (!i)
+    uz_info *i = uz_info_new();
+    if (!i || uz_info_env_fill(i, argc, argv) != 0) {
+        uz_info_free(i);
         return no_memory();
-    if (argc > 0 && argv) {
-        char buf[4096];
-        size_t used = 0;
-        buf[0] = '\0';
-        uz_info_set(i, "command", argv[0]);
-        for (int k = 1; k < argc && used < sizeof(buf); k++)
-            used += snprintf(buf + used, sizeof(buf) - used, "%s%s", k > 1 ? " " : "", argv[k]);
-        if (argc > 1)
-            uz_info_set(i, "argv", buf);
     }
     *info = (MPI_Info)i;
     return MPI_SUCCESS;

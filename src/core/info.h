@@ -40,8 +40,15 @@ static inline MPI_Info uz_info_handle(uz_info *info)
 uz_info *uz_info_new(void);
 uz_info *uz_info_dup(const uz_info *src);           /* src may be NULL */
 void uz_info_free(uz_info *info);
+void uz_info_clear(uz_info *info);                  /* remove every key */
 int uz_info_set(uz_info *info, const char *key, const char *value);
 const char *uz_info_lookup(const uz_info *info, const char *key);   /* or NULL */
 void uz_info_env_init(void);
+
+/* Add the keys of MPI_INFO_ENV to info: command and argv from argc/argv
+ * (when argc is 0, from the process's own command line), then maxprocs,
+ * soft, host, arch, wdir, thread_level.  Before MPI_Init too.  Returns 0,
+ * or -1 when out of memory. */
+int uz_info_env_fill(uz_info *info, int argc, char **argv);
 
 #endif /* UZ_CORE_INFO_H */

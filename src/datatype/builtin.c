@@ -60,6 +60,11 @@ struct builtin_desc {
 #define SWAP_T(h, n, sz, al, kind, pieces) { h, n, sz, sz, kind, al, sz, UZ_EXT32_SWAP, pieces }
 #define PAIR_T(h, n, st, vt, it) { h, n, sizeof(((st *)0)->v) + sizeof(((st *)0)->i), sizeof(st), UZ_BASIC_PAIR, alignof(st), 0, UZ_EXT32_SWAP, 1, vt, it, offsetof(st, i) }
 
+/* Names are the constants' names.  Two pairs of constants are one handle in
+ * the standard ABI (MPI_LONG_LONG_INT and MPI_LONG_LONG, MPI_C_COMPLEX and
+ * MPI_C_FLOAT_COMPLEX), so MPI_Type_get_name cannot tell which one the
+ * program wrote: it says the name the standard lists first, the other being
+ * "(as a synonym)" in its tables, as MPICH does. */
 static const struct builtin_desc builtin_descs[] = {
     INT_T(MPI_AINT, "MPI_AINT", MPI_Aint, 8),
     INT_T(MPI_COUNT, "MPI_COUNT", MPI_Count, 8),
@@ -68,13 +73,13 @@ static const struct builtin_desc builtin_descs[] = {
     INT_T(MPI_SHORT, "MPI_SHORT", short, 2),
     INT_T(MPI_INT, "MPI_INT", int, 4),
     INT_T(MPI_LONG, "MPI_LONG", long, 4),
-    INT_T(MPI_LONG_LONG, "MPI_LONG_LONG", long long, 8),
+    INT_T(MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT", long long, 8),
     UINT_T(MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT", unsigned short, 2),
     UINT_T(MPI_UNSIGNED, "MPI_UNSIGNED", unsigned, 4),
     UINT_T(MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG", unsigned long, 4),
     UINT_T(MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG", unsigned long long, 8),
     SWAP_T(MPI_FLOAT, "MPI_FLOAT", sizeof(float), alignof(float), UZ_BASIC_FLOAT, 1),
-    SWAP_T(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", sizeof(float complex), alignof(float complex), UZ_BASIC_COMPLEX, 2),
+    SWAP_T(MPI_C_COMPLEX, "MPI_C_COMPLEX", sizeof(float complex), alignof(float complex), UZ_BASIC_COMPLEX, 2),
     SWAP_T(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", sizeof(float complex), alignof(float complex), UZ_BASIC_COMPLEX, 2),
     SWAP_T(MPI_DOUBLE, "MPI_DOUBLE", sizeof(double), alignof(double), UZ_BASIC_FLOAT, 1),
     SWAP_T(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", sizeof(double complex), alignof(double complex), UZ_BASIC_COMPLEX, 2),

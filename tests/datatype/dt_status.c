@@ -3,7 +3,10 @@
  * MPI_Status_set_elements(_x, _c) on statuses that say how many bytes
  * arrived (made with uz_status_set_bytes, as the request layer will),
  * including partial receives of derived types that end inside an element
- * of the type or inside a basic element.
+ * of the type or inside a basic element, and MPI_Status_set_elements on
+ * derived types of every shape (issue 22): what MPI_Get_elements returns is
+ * exactly what was set, and MPI_Get_count is the number of whole types or
+ * MPI_UNDEFINED, as MPICH 5 and Open MPI 5 answer too.
  */
 #include "dt_check.h"
 #include "pt2pt/status.h"
@@ -152,6 +155,67 @@ static void test_set_elements(void)
     CHECK_CLASS(MPI_Status_set_elements(&s, MPI_INT, -1), MPI_ERR_COUNT);
 }
 
+/* MPI_Status_set_elements(_x, _c) with every element count up to three
+ * types and a bit, then MPI_Get_elements(_x) and MPI_Get_count. */
+static void check_set_round_trip(const char *name, MPI_Datatype t, MPI_Count per_type)
+{
+    for (MPI_Count n = 0; n <= 3 * per_type + 2; n++) {
+        MPI_Status s;
+        int e = -7, c = -7;
+        MPI_Count ex = -7, cc = -7;
+        MPI_Count want_count = n % per_type ? MPI_UNDEFINED : n / per_type;
+        CHECK_MPI(MPI_Status_set_elements_x(&s, t, n));
+        CHECK_MPI(MPI_Get_elements(&s, t, &e));
+        CHECK_MPI(MPI_Get_elements_x(&s, t, &ex));
+        CHECK_MPI(MPI_Get_count(&s, t, &c));
+        CHECK_MPI(MPI_Get_count_c(&s, t, &cc));
+        CHECK(e == n && ex == n && c == want_count && cc == want_count,
+              "%s: set %lld elements, got elements %d/%lld count %d/%lld (want count %lld)", name,
+              (long long)n, e, (long long)ex, c, (long long)cc, (long long)want_count);
+        CHECK_MPI(MPI_Status_set_elements(&s, t, (int)n));
+        CHECK_MPI(MPI_Get_elements_c(&s, t, &ex));
+        CHECK(ex == n, "%s: int set %lld, got %lld", name, (long long)n, (long long)ex);
+    }
+}
+
+static void test_set_elements_derived(void)
+{
+    MPI_Datatype t, u, v;
+    CHECK_MPI(MPI_Type_contiguous(4, MPI_INT, &t));
+    MPI_Type_commit(&t);
+    check_set_round_trip("contiguous(4, int)", t, 4);
+    CHECK_MPI(MPI_Type_vector(3, 2, 5, t, &u));         /* 24 ints */
+    MPI_Type_commit(&u);
+    check_set_round_trip("vector of contiguous", u, 24);
+    CHECK_MPI(MPI_Type_create_resized(u, -8, 1000, &v));
+    MPI_Type_commit(&v);
+    check_set_round_trip("resized vector", v, 24);
+    MPI_Type_free(&v);
+    MPI_Type_free(&u);
+    MPI_Type_free(&t);
+
+    /* Mixed sizes, pair types (two elements each) and empty blocks. */
+    CHECK_MPI(MPI_Type_create_struct(4, (int[]){ 2, 0, 3, 1 }, (MPI_Aint[]){ 0, 16, 24, 64 },
+                                     (MPI_Datatype[]){ MPI_CHAR, MPI_INT, MPI_SHORT_INT,
+                                                       MPI_C_LONG_DOUBLE_COMPLEX }, &t));
+    MPI_Type_commit(&t);
+    check_set_round_trip("struct", t, 2 + 6 + 1);
+    CHECK_MPI(MPI_Type_create_hindexed(2, (int[]){ 2, 1 }, (MPI_Aint[]){ 500, 0 }, t, &u));
+    MPI_Type_commit(&u);
+    check_set_round_trip("hindexed of struct, out of order", u, 27);
+    MPI_Type_free(&u);
+    MPI_Type_free(&t);
+    CHECK_MPI(MPI_Type_contiguous(3, MPI_2INT, &t));
+    MPI_Type_commit(&t);
+    check_set_round_trip("contiguous(3, MPI_2INT)", t, 6);
+    MPI_Type_free(&t);
+    CHECK_MPI(MPI_Type_create_subarray(2, (int[]){ 5, 6 }, (int[]){ 2, 3 }, (int[]){ 1, 2 },
+                                       MPI_ORDER_FORTRAN, MPI_DOUBLE_INT, &t));
+    MPI_Type_commit(&t);
+    check_set_round_trip("subarray of MPI_DOUBLE_INT", t, 12);
+    MPI_Type_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -159,5 +223,6 @@ int main(int argc, char **argv)
     test_basic();
     test_derived();
     test_set_elements();
+    test_set_elements_derived();
     return uzt_finish("dt_status");
 }

@@ -12,7 +12,9 @@ import re
 # Procedures whose conversion "core" (uzf_<Name>) is written by hand in
 # src/binding/fortran/glue/: callbacks that C calls back into Fortran,
 # attribute values (Fortran stores integers where C stores pointers),
-# strings whose length the caller passes, arrays of strings, and the
+# strings whose length the caller passes, info keys and values (blanks
+# stripped at both ends, a value left alone when its key is missing),
+# arrays of strings, and the
 # Fortran-only procedures.  The generator still writes their prototypes and
 # their mpif.h / use mpi / use mpi_f08 entry points.
 HAND_WRITTEN = {
@@ -29,6 +31,7 @@ HAND_WRITTEN = {
     "MPI_Register_datarep", "MPI_Register_datarep_c",
     "MPI_Comm_spawn", "MPI_Comm_spawn_multiple",
     "MPI_Info_get_string", "MPI_Session_get_nth_pset",
+    "MPI_Info_set", "MPI_Info_get", "MPI_Info_delete", "MPI_Info_get_valuelen",
     "MPI_Sizeof", "MPI_F_sync_reg",
 }
 

@@ -542,22 +542,6 @@ UZF_EXPORT void PMPI_Info_create_env_f08(MPI_Fint *info, MPI_Fint *ierror)
 UZF_EXPORT void MPI_Info_create_env_f08(MPI_Fint *info, MPI_Fint *ierror)
     __attribute__((weak, alias("PMPI_Info_create_env_f08")));
 
-int uzf_Info_delete(const MPI_Fint *info, const char *key, size_t key_len)
-{
-    MPI_Info info_c = PMPI_Info_f2c(*info);
-    char *key_c = NULL;
-    int rc = MPI_SUCCESS;
-    key_c = uzf_str_in(key, key_len);
-    if (!key_c) {
-        rc = uzf_nomem();
-        goto out;
-    }
-    rc = PMPI_Info_delete(info_c, key_c);
-out:
-    free(key_c);
-    return rc;
-}
-
 UZF_EXPORT void pmpi_info_delete_(const MPI_Fint *info, const char *key, MPI_Fint *ierror, size_t key_len)
 {
     *ierror = uzf_Info_delete(info, key, key_len);
@@ -629,35 +613,6 @@ UZF_EXPORT void PMPI_Info_free_f08(MPI_Fint *info, MPI_Fint *ierror)
 }
 UZF_EXPORT void MPI_Info_free_f08(MPI_Fint *info, MPI_Fint *ierror)
     __attribute__((weak, alias("PMPI_Info_free_f08")));
-
-int uzf_Info_get(const MPI_Fint *info, const char *key, size_t key_len, const MPI_Fint *valuelen, char *value, size_t value_len, MPI_Fint *flag)
-{
-    MPI_Info info_c = PMPI_Info_f2c(*info);
-    char *key_c = NULL;
-    char *value_c = NULL;
-    int flag_c = 0;
-    int rc = MPI_SUCCESS;
-    key_c = uzf_str_in(key, key_len);
-    if (!key_c) {
-        rc = uzf_nomem();
-        goto out;
-    }
-    value_c = malloc(*valuelen > 0 ? (size_t)*valuelen + 1 : 1);
-    if (!value_c) {
-        rc = uzf_nomem();
-        goto out;
-    }
-    value_c[0] = '\0';
-    rc = PMPI_Info_get(info_c, key_c, *valuelen, value_c, &flag_c);
-    if (rc == MPI_SUCCESS) {
-        uzf_str_out(value, value_len, value_c);
-        *flag = uzf_to_logical(flag_c);
-    }
-out:
-    free(key_c);
-    free(value_c);
-    return rc;
-}
 
 UZF_EXPORT void pmpi_info_get_(const MPI_Fint *info, const char *key, const MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
@@ -748,26 +703,6 @@ UZF_EXPORT void PMPI_Info_get_string_f08(const MPI_Fint *info, CFI_cdesc_t *key,
 UZF_EXPORT void MPI_Info_get_string_f08(const MPI_Fint *info, CFI_cdesc_t *key, MPI_Fint *buflen, CFI_cdesc_t *value, MPI_Fint *flag, MPI_Fint *ierror)
     __attribute__((weak, alias("PMPI_Info_get_string_f08")));
 
-int uzf_Info_get_valuelen(const MPI_Fint *info, const char *key, size_t key_len, MPI_Fint *valuelen, MPI_Fint *flag)
-{
-    MPI_Info info_c = PMPI_Info_f2c(*info);
-    char *key_c = NULL;
-    int flag_c = 0;
-    int rc = MPI_SUCCESS;
-    key_c = uzf_str_in(key, key_len);
-    if (!key_c) {
-        rc = uzf_nomem();
-        goto out;
-    }
-    rc = PMPI_Info_get_valuelen(info_c, key_c, valuelen, &flag_c);
-    if (rc == MPI_SUCCESS) {
-        *flag = uzf_to_logical(flag_c);
-    }
-out:
-    free(key_c);
-    return rc;
-}
-
 UZF_EXPORT void pmpi_info_get_valuelen_(const MPI_Fint *info, const char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
 {
     *ierror = uzf_Info_get_valuelen(info, key, key_len, valuelen, flag);
@@ -784,29 +719,6 @@ UZF_EXPORT void PMPI_Info_get_valuelen_f08(const MPI_Fint *info, CFI_cdesc_t *ke
 }
 UZF_EXPORT void MPI_Info_get_valuelen_f08(const MPI_Fint *info, CFI_cdesc_t *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror)
     __attribute__((weak, alias("PMPI_Info_get_valuelen_f08")));
-
-int uzf_Info_set(const MPI_Fint *info, const char *key, size_t key_len, const char *value, size_t value_len)
-{
-    MPI_Info info_c = PMPI_Info_f2c(*info);
-    char *key_c = NULL;
-    char *value_c = NULL;
-    int rc = MPI_SUCCESS;
-    key_c = uzf_str_in(key, key_len);
-    if (!key_c) {
-        rc = uzf_nomem();
-        goto out;
-    }
-    value_c = uzf_str_in(value, value_len);
-    if (!value_c) {
-        rc = uzf_nomem();
-        goto out;
-    }
-    rc = PMPI_Info_set(info_c, key_c, value_c);
-out:
-    free(key_c);
-    free(value_c);
-    return rc;
-}
 
 UZF_EXPORT void pmpi_info_set_(const MPI_Fint *info, const char *key, const char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
