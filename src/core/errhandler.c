@@ -84,11 +84,27 @@ static int run_predefined(const uz_errhandler *eh, int code, const char *fn)
     return 0;
 }
 
+/* Has the program given MPI_COMM_SELF a handler of its own? */
+static atomic_int self_handler_chosen;
+
+/* Where an error that belongs to no object goes.  MPI-4.0 moved these from
+ * MPI_COMM_WORLD to MPI_COMM_SELF (MPI-4.1 §9.3); programs written before
+ * then set MPI_ERRORS_RETURN on MPI_COMM_WORLD and expect datatype, info
+ * and keyval errors to come back.  MPICH serves both: MPI_COMM_SELF's
+ * handler once the program has set one, MPI_COMM_WORLD's until then.  So
+ * do we: a program that sets neither still stops at its first error. */
+static uz_comm *objectless_error_comm(void)
+{
+    if (atomic_load_explicit(&self_handler_chosen, memory_order_relaxed))
+        return &uz_comm_self;
+    return &uz_comm_world;
+}
+
 int uz_err_raise_comm(const char *fn, uz_comm *comm, int code)
 {
     uz_err_set_function(code, fn);
     if (comm == NULL)
-        comm = &uz_comm_self;
+        comm = objectless_error_comm();
     uz_errhandler *eh = comm->errhandler ? comm->errhandler : &uz_errhandler_fatal;
     if (run_predefined(eh, code, fn)) {
         MPI_Comm handle = uz_comm_handle(comm);
@@ -118,6 +134,8 @@ int uz_mpi_Comm_set_errhandler(uz_comm *comm, uz_errhandler *errhandler)
     int err = uz_errhandler_check_target(errhandler, UZ_ERRHANDLER_FOR_COMM);
     if (err)
         return err;
+    if (comm == &uz_comm_self)
+        atomic_store_explicit(&self_handler_chosen, 1, memory_order_relaxed);
     uz_errhandler_retain(errhandler);
     uz_errhandler *old = comm->errhandler;
     comm->errhandler = errhandler;
