@@ -9,7 +9,7 @@
 set(udp_faults "UZURA_UDP_FAULTS=loss=0.1,dup=0.05,reorder=0.2,seed=1")
 set(udp_pt2pt_tests pt2pt_modes pt2pt_wildcard pt2pt_probe pt2pt_cancel_truncate pt2pt_persistent
     pt2pt_completion pt2pt_threads pt2pt_threads_mprobe pt2pt_status_error pt2pt_errors)
-set(udp_coll_tests coll_check coll_ops coll_nb coll_inter coll_neighbor)
+set(udp_coll_tests coll_check coll_ops coll_nb coll_inter coll_neighbor coll_persistent_order)
 
 function(udp_add_test name timeout labels env)
   set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} SKIP_RETURN_CODE 77 LABELS "mpi;net;udp;${labels}"
