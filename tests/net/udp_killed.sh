@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 timeout=2
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-export UZURA_UDP_PEER_TIMEOUT=$timeout UZURA_TEST_TIMEOUT=60
+export UZURA_UDP_PEER_TIMEOUT=$timeout UZ_TEST_TIMEOUT=60
 stop=stop
 [ "$how" = icmp ] && { export UZURA_UDP_PEER_TIMEOUT=600; stop=; }
 [ "$how" = midway ] && stop=midway

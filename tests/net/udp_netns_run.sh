@@ -21,4 +21,4 @@ netns up "$hosts" ${UZURA_NETNS_MTU:-} || exit $?
 trap 'netns down >/dev/null' EXIT
 list=$(seq -s, -f 'uzh%g' 0 $((hosts - 1)))
 env UZURA_NET=udp "$mpiexec" --launcher-exec 'ip netns exec' -hosts "$list" -ppn "$ppn" \
-    -n $((hosts * ppn)) --timeout ${UZURA_TEST_TIMEOUT:-600} "$@"
+    -n $((hosts * ppn)) --timeout ${UZ_TEST_TIMEOUT:-600} "$@"
