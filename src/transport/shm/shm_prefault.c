@@ -8,11 +8,11 @@
  * the copy.  madvise(MADV_POPULATE_WRITE) (Linux 5.14) makes the same
  * pages present as writing would, in one call and without an exception
  * per page.  On the reference VM (bench/huge_send cold, 1 GiB, recycled
- * pages) sender and receiver together used 0.42-0.44 CPU seconds against
- * 0.44-0.48 without it (six runs each), and a receiver copying alone
- * (UZURA_SHM_BULK_HELP=0) 0.46-0.48 against 0.48-0.52.  The sender's
- * share needs nothing: process_vm_writev faults the receiver's pages
- * through get_user_pages, which takes no exception either.
+ * pages) sender and receiver together used 0.42-0.47 CPU seconds against
+ * 0.44-0.50 without it (eleven runs each), and a receiver copying alone
+ * (UZURA_SHM_BULK_HELP=0) 0.43-0.48 against 0.48-0.52 (eight).  The
+ * sender's share needs nothing: process_vm_writev faults the receiver's
+ * pages through get_user_pages, which takes no exception either.
  *
  * On pages that are present already MADV_POPULATE_WRITE gains nothing and
  * costs 0.2-0.3 us per page, half of what copying the page costs, so a
