@@ -41,11 +41,12 @@
 #define MADV_POPULATE_WRITE 23      /* Linux 5.14 */
 #endif
 
-/* A call per run costs about what a fault's exception does: runs shorter
- * than a few pages (a strided receive) gain nothing. */
+/* PREFAULT_MIN: see above.  A call per run costs about what a fault's
+ * exception does, so runs shorter than a few pages (a strided receive)
+ * would gain nothing. */
 enum { PREFAULT_MIN = 1 << 20, PREFAULT_MIN_MEAN_RUN = 16 * 1024 };
 
-static int unsupported;             /* the kernel predates MADV_POPULATE_WRITE */
+static int unsupported;             /* MADV_POPULATE_WRITE said EINVAL: not tried again */
 static uint64_t prefaulted_bytes;
 
 static uintptr_t page_size(void)
