@@ -9,14 +9,17 @@ with Uzura's ratio to the best peer.
 
 The peers come from tools/peers/install.sh (MPICH and Open MPI from PyPI,
 each in its own venv).  Each program is built from bench/<name>.c with each
-implementation's mpicc; every round runs each implementation once, and the
-best value per row over the rounds is kept (lowest for latency-like units,
-highest otherwise).  With three rounds or more a second ratio compares the
-medians of the rounds instead, which is fairer when the differences are
-within the machine's noise (the best of one implementation's rounds beats
-the best of two others' only a third of the time when all three are
-equally fast).  Output is a Markdown table, ready for docs/performance.md,
-preceded by the exact command.
+implementation's mpicc; every round runs each implementation once, each
+round starting with the next one (so that what a session's first run pays
+for, such as memory the virtual machine has not used yet, is not always
+paid by the same implementation), and the best value per row over the
+rounds is kept (lowest for latency-like units, highest otherwise).  With
+three rounds or more a second ratio compares the medians of the rounds
+instead, which is fairer when the differences are within the machine's
+noise (the best of one implementation's rounds beats the best of two
+others' only a third of the time when all three are equally fast).
+Output is a Markdown table, ready for docs/performance.md, preceded by the
+exact command.
 """
 
 import argparse
@@ -104,8 +107,10 @@ def main():
     samples = {k: {} for k in impls}
     with tempfile.TemporaryDirectory() as tmp:
         exes = {k: build_program(args.program, k, v["cc"], Path(tmp), []) for k, v in impls.items()}
-        for _ in range(args.rounds):
-            for k, v in impls.items():
+        names = list(impls)
+        for rnd in range(args.rounds):
+            for k in names[rnd % len(names):] + names[:rnd % len(names)]:
+                v = impls[k]
                 env = dict(os.environ, **v["env"])
                 if k == "uzura":
                     env.update(dict(e.split("=", 1) for e in args.env))

@@ -14,13 +14,30 @@
  *       bytes of fresh memory once (its page faults) and one memcpy
  *       between warm buffers, timed at rank 1.
  * Prints "bytes seconds" lines (the time from a barrier to the receive's
- * end, seen at the receiver) and checks every byte received.
+ * end, seen at the receiver) and checks every byte received.  Before each
+ * row a comment line gives each of the two ranks' CPU seconds and page
+ * faults during the transfer: counts that do not depend on how busy the
+ * machine is, and that show who faulted in the receive buffer (the kernel
+ * counts a fault taken inside process_vm_writev against the writer).
+ *
+ * Fresh pages are fresh to the process, not to the machine: before a cold
+ * transfer (and the touch ceiling) the receiver writes and releases as
+ * much memory as it is about to receive into, so that its buffer is made
+ * of pages the kernel recycles.  In a virtual machine a page the guest
+ * has never used before also costs the hypervisor a fault: 5-9 us instead
+ * of 1.3-1.5 us per 4 KiB page on the reference VM (docs/performance.md,
+ * issue 22).  Without this, whichever implementation ran first on new
+ * memory paid several times the others' cost for the same receive.
  */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 static int rank;
 
@@ -40,21 +57,67 @@ static int check(const unsigned char *p, size_t n)
     return 1;
 }
 
+/* Write one byte in each page of n bytes of new memory and give it back:
+ * the pages the kernel hands out next are these (see the top). */
+static void recycle_pages(size_t n)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    for (size_t i = 0; i < n; i += (size_t)page)
+        ((volatile unsigned char *)p)[i] = 1;
+    munmap(p, n);
+}
+
+struct usage {
+    double cpu;     /* seconds on a CPU, user and system, all threads */
+    long faults;
+};
+
+/* The CPU clock rather than getrusage's times, which count in ticks. */
+static struct usage usage_now(void)
+{
+    struct rusage ru;
+    struct timespec ts;
+    getrusage(RUSAGE_SELF, &ru);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (struct usage){ ts.tv_sec + 1e-9 * ts.tv_nsec, ru.ru_minflt + ru.ru_majflt };
+}
+
+/* Rank 1 prints both ranks' CPU time and page faults of one transfer. */
+static void print_usage(struct usage used)
+{
+    double mine[2] = { used.cpu, (double)used.faults }, both[4] = { 0 };
+    if (rank == 0)
+        MPI_Send(mine, 2, MPI_DOUBLE, 1, 8, MPI_COMM_WORLD);
+    else if (rank == 1) {
+        MPI_Recv(both, 2, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        both[2] = mine[0];
+        both[3] = mine[1];
+        printf("# cpu s, page faults: sender %.3f %.0f, receiver %.3f %.0f\n", both[0], both[1], both[2],
+               both[3]);
+    }
+}
+
 /* One transfer of n bytes in chunks of at most INT_MAX elements of a
  * contiguous type, so that sizes past 2 GiB also work with the int API. */
-static double transfer(unsigned char *buf, size_t n)
+static double transfer(unsigned char *buf, size_t n, struct usage *used)
 {
     MPI_Datatype mib;
     MPI_Type_contiguous(1 << 20, MPI_BYTE, &mib);
     MPI_Type_commit(&mib);
     int count = (int)(n >> 20);
     MPI_Barrier(MPI_COMM_WORLD);
+    struct usage before = usage_now();
     double t = MPI_Wtime();
     if (rank == 0)
         MPI_Send(buf, count, mib, 1, 7, MPI_COMM_WORLD);
     else if (rank == 1)
         MPI_Recv(buf, count, mib, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     t = MPI_Wtime() - t;
+    struct usage after = usage_now();
+    *used = (struct usage){ after.cpu - before.cpu, after.faults - before.faults };
     MPI_Type_free(&mib);
     return t;
 }
@@ -67,6 +130,8 @@ static double now(void)
 /* The ceilings: first touch of fresh memory, and one memcpy of warm. */
 static double ceiling(size_t n, int copy)
 {
+    if (!copy)
+        recycle_pages(n);
     unsigned char *a = malloc(n), *b = copy ? malloc(n) : NULL;
     if (!a || (copy && !b)) {
         fprintf(stderr, "huge_send: cannot allocate %zu bytes\n", n);
@@ -109,16 +174,26 @@ int main(int argc, char **argv)
                 printf("%zu %.4f\n", n, ceiling(n, copy));
             continue;
         }
-        unsigned char *buf = malloc(n);
+        /* The sender takes its pages first, so that the receiver's
+         * recycled ones stay for its buffer. */
+        unsigned char *buf = rank == 0 ? malloc(n) : NULL;
+        if (rank == 0 && buf)
+            fill(buf, n);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank != 0) {
+            if (rank == 1)
+                recycle_pages(n);
+            buf = malloc(n);
+        }
         if (!buf) {
             fprintf(stderr, "huge_send: cannot allocate %zu bytes\n", n);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        if (rank == 0)
-            fill(buf, n);
-        double t = transfer(buf, n);
+        struct usage used;
+        double t = transfer(buf, n, &used);
         if (warm)
-            t = transfer(buf, n);
+            t = transfer(buf, n, &used);
+        print_usage(used);
         if (rank == 1) {
             if (!check(buf, n)) {
                 fprintf(stderr, "huge_send: wrong data at %zu bytes\n", n);

@@ -5,7 +5,7 @@
 #
 #   bench/performance.sh [BUILD_DIR] [OUT_DIR] [SECTIONS...]
 #
-# SECTIONS (default: all): p2p memory coll comm dtype net.  Each section
+# SECTIONS (default: all): p2p huge memory coll comm dtype net.  Each section
 # writes OUT_DIR/<section>.md (Markdown tables, each preceded by the command
 # that produced it); paste them into docs/performance.md.
 set -u
@@ -13,7 +13,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
 OUT=${2:-/tmp/uzura-perf}
 shift $(( $# >= 2 ? 2 : $# ))
-sections=${*:-p2p memory coll comm dtype net}
+sections=${*:-p2p huge memory coll comm dtype net}
 ROUNDS=${ROUNDS:-3}
 mkdir -p "$OUT"
 cd "$ROOT"
@@ -28,6 +28,9 @@ for s in $sections; do
           cmp p2p bw 1024 16777216
           cmp p2p bibw 1024 16777216
           cmp p2p rate 1 65536; } >"$OUT/p2p.md" ;;
+    huge)
+        { cmp --unit time huge_send cold
+          cmp --unit time huge_send warm; } >"$OUT/huge.md" ;;
     memory)
         { for np in 2 8 64; do
               for mode in ring all; do cmp --np $np --rounds 1 --unit memory p2p_memory $mode; done

@@ -138,6 +138,9 @@ const struct uz_param uz_params[] = {
     { "SHM_BULK_HELP", UZ_PARAM_BOOL, "1",
       "A waiting sender helps copy its large message into the receiver's memory",
       NULL, FIELD(shm_bulk_help), UZ_PARAM_TUNABLE },
+    { "SHM_BULK_PREFAULT", UZ_PARAM_BOOL, "1",
+      "A receiver pulling a large message into memory it has not written yet makes the pages present in one call per chunk (MADV_POPULATE_WRITE) instead of a fault per page",
+      NULL, FIELD(shm_bulk_prefault), UZ_PARAM_TUNABLE },
 
     /* Collectives: algorithm choices (auto: by message size and ranks,
      * see docs/collectives.md) and the sizes where auto switches. */

@@ -80,6 +80,7 @@ struct uz_config {
     size_t shm_bulk_chunk;
     int shm_bulk_records;
     int shm_bulk_help;
+    int shm_bulk_prefault;
     size_t shm_staged_max;
     /* collectives (src/coll/coll_tune.h names the algorithm indexes) */
     int coll_barrier;

@@ -9,7 +9,10 @@
  * while the sender, which would otherwise sit idle in MPI_Wait, pushes
  * chunks with process_vm_writev.  Each byte is copied once, by whichever
  * core was free.  When the sender is busy elsewhere the receiver simply
- * copies everything.
+ * copies everything.  Into memory the receiver has never written, the
+ * kernel takes a page fault per page for whichever end copies; the
+ * receiver makes its chunks' pages present first, which costs less
+ * (shm_prefault.c).
  *
  * Memory runs that do not fit in the record are read from the other
  * process with process_vm_readv too, so any layout can be described.
@@ -72,6 +75,7 @@ struct bulk_op {
     struct uz_shm_stage stage;  /* our memory when staged (stage.ctx != NULL) */
     int theirs_fetched;
     int sender_copies;          /* receiver: the sender is staged and copies everything */
+    int prefault;               /* receiver: our memory is cold, populate each chunk first */
     int reported;               /* the owner was told of completion */
 };
 
@@ -246,6 +250,8 @@ static int copy_range(struct bulk_op *op, size_t off, size_t len)
             ln = slice(&op->mine, off, rcov, lv, &lcov);
         if (lcov == 0)
             return EFAULT;
+        if (op->prefault)
+            shm_prefault(lv, ln);
         ssize_t n = op->is_sender ? process_vm_writev(op->peer_pid, lv, ln, rv, rn, 0)
                                   : process_vm_readv(op->peer_pid, lv, ln, rv, rn, 0);
         if (n <= 0)
@@ -448,6 +454,8 @@ static int accept(int peer, const struct uz_bulk_desc *desc, const struct iovec 
     op->sender_copies = rec->src_staged != 0;
     if (stage)
         op->stage = *stage;
+    else
+        op->prefault = shm_prefault_wanted(iov, niov, total);
     if ((!stage && run_list_index(&op->mine, iov, niov, 0) != 0) ||
         (!op->sender_copies &&
          fetch_runs(&op->theirs, rec->src_pid, rec->src_inline, rec->src_iov_addr, rec->src_niov) != 0)) {

@@ -277,6 +277,9 @@ int uz_shm_init(const struct uz_shm_setup *s)
 
 void uz_shm_finalize(void)
 {
+    if (uz_config.verbose >= 2 && uz_shm.local_world_ranks)
+        fprintf(stderr, "Uzura rank %d: shm: receive memory prefaulted %llu bytes\n",
+                uz_shm.local_world_ranks[uz_shm.my_local], (unsigned long long)shm_prefaulted_bytes());
     shm_bulk_finalize();
     shm_wake_socket_close();
     if (uz_shm.base)

@@ -76,6 +76,13 @@ int shm_reserve(size_t offset, size_t len, const char *what);
 int shm_wake_socket_open(void);
 void shm_wake_socket_close(void);
 
+/* Cold receive memory (shm_prefault.c): should a pull of `total` bytes
+ * into these runs make their pages present first; do so; and the bytes
+ * made present so far (printed with UZURA_VERBOSE=2). */
+int shm_prefault_wanted(const struct iovec *iov, int niov, size_t total);
+void shm_prefault(const struct iovec *iov, int niov);
+uint64_t shm_prefaulted_bytes(void);
+
 /* Bulk progress (shm_bulk.c): returns work done. */
 int shm_bulk_progress(void);
 void shm_bulk_init(void);
