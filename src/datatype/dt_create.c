@@ -21,7 +21,7 @@
 
 static uz_datatype *dt_alloc(void)
 {
-    uz_datatype *dt = calloc(1, sizeof(*dt));
+    uz_datatype *dt = uz_object_alloc(sizeof(*dt));
     if (dt != NULL) {
         uz_object_init(&dt->obj, UZ_MAGIC_DATATYPE);
         dt->basic_kind = UZ_BASIC_NONE;
@@ -125,7 +125,7 @@ int uz_dt_create_pieces(const struct uz_dl_piece *pieces, size_t npieces, uz_dat
         return no_mem();
     dt->layout = uz_dl_build(pieces, npieces);
     if (dt->layout == NULL) {
-        free(dt);
+        uz_object_free(dt, sizeof(*dt));
         return no_mem();
     }
     dt->size = size;
@@ -166,7 +166,7 @@ int uz_dt_create_resized(const uz_datatype *old, MPI_Aint lb, MPI_Aint extent,
         return no_mem();
     dt->layout = uz_dl_copy(old->layout);
     if (dt->layout == NULL) {
-        free(dt);
+        uz_object_free(dt, sizeof(*dt));
         return no_mem();
     }
     dt->size = old->size;

@@ -228,7 +228,7 @@ int uz_dt_deserialize(const void *buf, size_t len, uz_datatype **out)
         free(l);
         return uz_err_make(MPI_ERR_TYPE, "malformed serialized datatype layout");
     }
-    uz_datatype *dt = calloc(1, sizeof(*dt));
+    uz_datatype *dt = uz_object_alloc(sizeof(*dt));
     if (dt == NULL) {
         free(l);
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory rebuilding a datatype");
