@@ -125,6 +125,95 @@ static inline int uz_at_root(const uz_comm *comm, int root)
     return comm->is_inter ? root == MPI_ROOT : comm->rank == root;
 }
 
+/* ---------------------------------------------------------- buffer checks */
+
+/* What the buffer checks generated from tools/gen/buffer_rules.py call.
+ * The common case (a real address) costs one compare; the rest, in
+ * buffer_checks.c, runs only for NULL and MPI_IN_PLACE. */
+
+int uz_buffer_error(const void *buf, MPI_Count count, const uz_datatype *dt, const char *arg,
+                    const char *in_place_note) UZ_COLD;
+
+/* A typed buffer with `count` elements of `dt` to move: NULL (unless the
+ * datatype holds absolute addresses, as with MPI_BOTTOM) or MPI_IN_PLACE is
+ * MPI_ERR_BUFFER.  `in_place_note` ends the message when MPI_IN_PLACE is
+ * allowed elsewhere (" on an intercommunicator"), or is NULL. */
+static inline int uz_check_buffer(const void *buf, MPI_Count count, const uz_datatype *dt, const char *arg,
+                                  const char *in_place_note)
+{
+    if (UZ_LIKELY((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE) || count <= 0)
+        return MPI_SUCCESS;
+    return uz_buffer_error(buf, count, dt, arg, in_place_note);
+}
+
+/* The largest of a per-process count array (0 for none). */
+static inline MPI_Count uz_counts_max(const int *counts, int n)
+{
+    MPI_Count max = 0;
+    for (int i = 0; counts && i < n; i++)
+        max = counts[i] > max ? counts[i] : max;
+    return max;
+}
+
+static inline MPI_Count uz_counts_max_c(const MPI_Count *counts, int n)
+{
+    MPI_Count max = 0;
+    for (int i = 0; counts && i < n; i++)
+        max = counts[i] > max ? counts[i] : max;
+    return max;
+}
+
+/* The v collectives: one datatype, a count per process. */
+static inline int uz_check_buffer_v(const void *buf, const int *counts, int n, const uz_datatype *dt,
+                                    const char *arg, const char *in_place_note)
+{
+    if (UZ_LIKELY((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE))
+        return MPI_SUCCESS;
+    return uz_check_buffer(buf, uz_counts_max(counts, n), dt, arg, in_place_note);
+}
+
+static inline int uz_check_buffer_vc(const void *buf, const MPI_Count *counts, int n, const uz_datatype *dt,
+                                     const char *arg, const char *in_place_note)
+{
+    if (UZ_LIKELY((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE))
+        return MPI_SUCCESS;
+    return uz_check_buffer(buf, uz_counts_max_c(counts, n), dt, arg, in_place_note);
+}
+
+/* The w collectives: a count and a datatype per process. */
+int uz_check_buffer_w(const void *buf, const int *counts, const MPI_Datatype *types, int n, const char *arg,
+                      const char *in_place_note);
+int uz_check_buffer_wc(const void *buf, const MPI_Count *counts, const MPI_Datatype *types, int n,
+                       const char *arg, const char *in_place_note);
+
+int uz_alias_error(const char *a_name, const char *b_name) UZ_COLD;
+
+/* Two buffer arguments that are the same memory where the standard forbids
+ * aliasing (a reduction's sendbuf and recvbuf: MPI_IN_PLACE is the way). */
+static inline int uz_check_alias(const void *a, const void *b, MPI_Count count, const char *a_name,
+                                 const char *b_name)
+{
+    if (UZ_LIKELY(a != b) || count <= 0 || (uintptr_t)a <= (uintptr_t)MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    return uz_alias_error(a_name, b_name);
+}
+
+/* `part` starts at this process's block of `whole` (block `disp` elements
+ * of `wtype` in), which MPI_IN_PLACE would express. */
+int uz_check_block_alias(const void *whole, MPI_Aint disp, const uz_datatype *wtype, const void *part,
+                         int nonempty, const char *whole_name, const char *part_name);
+
+/* Entries of a collective's per-process arrays: the remote group's size
+ * for intercommunicators. */
+static inline int uz_coll_peers(const uz_comm *comm)
+{
+    return comm->is_inter ? comm->remote_size : comm->size;
+}
+
+/* Entries of a neighborhood collective's arrays: in-degree (out = 0) or
+ * out-degree (out = 1); 0 without a topology. */
+int uz_neighbor_degree(const uz_comm *comm, int out);
+
 /* Narrowing of a large-count result for the int-count variant: values that
  * do not fit become MPI_UNDEFINED, as the standard asks of counts. */
 static inline int uz_count_to_int(MPI_Count value)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import binding_rules as rules  # noqa: E402
+import buffer_rules  # noqa: E402
 import mpi_api  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,16 +175,20 @@ def gen_checks(proc, body, raise_fn, errobj):
         params.remove(errobj)
         params.insert(0, errobj)
     comm_obj = None
+    dtype_counts = buffer_rules.p2p_dtype_counts(proc)
     for p in params:
         guard = rules.significance_guard(proc, p)
         if converts(proc, p):
             typ, getter, errclass, what = rules.HANDLE_KINDS[p.kind]
             var = f"{p.name}_obj"
             body.decls.append(f"    {typ} *{var} = NULL;\n")
+            body.line(f"    {var} = {getter}({p.name});\n")
+            if p.name in dtype_counts:
+                # Checked only when it describes data (buffer_rules.py).
+                guard = f"{dtype_counts[p.name]} > 0"
             if guard:
                 body.lines.append(f"    if ({guard}) {{\n")
                 body.indent = "    "
-            body.line(f"    {var} = {getter}({p.name});\n")
             if rules.handle_null_allowed(proc, p):
                 null_handle = rules.NULL_HANDLE_NAMES[p.kind]
                 body.check(f"{p.name} == {null_handle} ? MPI_SUCCESS : "
@@ -194,6 +199,8 @@ def gen_checks(proc, body, raise_fn, errobj):
                 body.check(f"uz_check_committed({var}, \"{p.name}\")")
             if guard:
                 body.indent = ""
+                if p.name in dtype_counts:
+                    body.lines.append(f"    }} else if (!{var}) {{\n        {var} = uz_datatype_get(MPI_BYTE);\n")
                 body.lines.append("    }\n")
             if p.kind == "COMMUNICATOR" and comm_obj is None:
                 comm_obj = var
@@ -226,6 +233,8 @@ def gen_checks(proc, body, raise_fn, errobj):
             if p is errobj or (proc.name.removesuffix("_c"), p.name) in rules.NULL_OK_PARAMS:
                 continue
             body.check(f"uz_check_pointer({p.name}, \"{p.name}\")")
+    for guard, check in buffer_rules.buffer_checks(proc):
+        body.check(f"{guard} ? {check} : MPI_SUCCESS" if guard else check)
 
 
 def errobj_expr(proc, errobj):

@@ -247,6 +247,8 @@ UZ_EXPORT int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, v
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, &position_wide, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *position = uz_count_to_int(position_wide);
@@ -279,6 +281,8 @@ UZ_EXPORT int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype dat
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, position, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -302,6 +306,8 @@ UZ_EXPORT int PMPI_Pack_external(const char datarep[], const void *inbuf, int in
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Pack_external(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -324,6 +330,8 @@ UZ_EXPORT int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_
     if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Pack_external_c(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1569,6 +1577,8 @@ UZ_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *ou
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Unpack_c(inbuf, insize, &position_wide, outbuf, outcount, datatype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *position = uz_count_to_int(position_wide);
@@ -1599,6 +1609,8 @@ UZ_EXPORT int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *posi
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1622,6 +1634,8 @@ UZ_EXPORT int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1644,6 +1658,8 @@ UZ_EXPORT int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MP
     if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {

@@ -16,15 +16,21 @@ UZ_EXPORT int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -47,15 +53,21 @@ UZ_EXPORT int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -78,10 +90,14 @@ UZ_EXPORT int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -89,6 +105,8 @@ UZ_EXPORT int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -111,10 +129,14 @@ UZ_EXPORT int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -122,6 +144,8 @@ UZ_EXPORT int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -279,10 +303,14 @@ UZ_EXPORT int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -290,6 +318,8 @@ UZ_EXPORT int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -312,10 +342,14 @@ UZ_EXPORT int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -323,6 +357,8 @@ UZ_EXPORT int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -368,15 +404,21 @@ UZ_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
     return uz_rc;
@@ -393,15 +435,21 @@ UZ_EXPORT int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, M
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
     return uz_rc;
@@ -447,10 +495,14 @@ UZ_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
@@ -458,6 +510,8 @@ UZ_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -480,10 +534,14 @@ UZ_EXPORT int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
@@ -491,6 +549,8 @@ UZ_EXPORT int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -513,10 +573,14 @@ UZ_EXPORT int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -524,6 +588,8 @@ UZ_EXPORT int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -546,10 +612,14 @@ UZ_EXPORT int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -557,6 +627,8 @@ UZ_EXPORT int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -579,10 +651,14 @@ UZ_EXPORT int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -590,6 +666,8 @@ UZ_EXPORT int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -612,10 +690,14 @@ UZ_EXPORT int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -623,6 +705,8 @@ UZ_EXPORT int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -645,33 +729,41 @@ UZ_EXPORT int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (sendcount > 0) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
+    } else if (!sendtype_obj) {
+        sendtype_obj = uz_datatype_get(MPI_BYTE);
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (recvcount > 0) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
+    } else if (!recvtype_obj) {
+        recvtype_obj = uz_datatype_get(MPI_BYTE);
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -694,33 +786,41 @@ UZ_EXPORT int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (sendcount > 0) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
+    } else if (!sendtype_obj) {
+        sendtype_obj = uz_datatype_get(MPI_BYTE);
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (recvcount > 0) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
+    } else if (!recvtype_obj) {
+        recvtype_obj = uz_datatype_get(MPI_BYTE);
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -743,10 +843,14 @@ UZ_EXPORT int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -758,6 +862,8 @@ UZ_EXPORT int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -780,10 +886,14 @@ UZ_EXPORT int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -795,6 +905,8 @@ UZ_EXPORT int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype 
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -817,10 +929,14 @@ UZ_EXPORT int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -828,6 +944,8 @@ UZ_EXPORT int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -850,10 +968,14 @@ UZ_EXPORT int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -861,6 +983,8 @@ UZ_EXPORT int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -904,13 +1028,19 @@ UZ_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messag
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
     return uz_rc;
@@ -927,13 +1057,19 @@ UZ_EXPORT int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MP
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
     return uz_rc;
@@ -1013,15 +1149,21 @@ UZ_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1044,15 +1186,21 @@ UZ_EXPORT int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1075,10 +1223,14 @@ UZ_EXPORT int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int so
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
@@ -1086,6 +1238,8 @@ UZ_EXPORT int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int so
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1108,10 +1262,14 @@ UZ_EXPORT int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
@@ -1119,6 +1277,8 @@ UZ_EXPORT int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1248,15 +1408,21 @@ UZ_EXPORT int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1279,15 +1445,21 @@ UZ_EXPORT int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1310,10 +1482,14 @@ UZ_EXPORT int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1321,6 +1497,8 @@ UZ_EXPORT int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1343,10 +1521,14 @@ UZ_EXPORT int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1354,6 +1536,8 @@ UZ_EXPORT int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1376,15 +1560,21 @@ UZ_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1407,15 +1597,21 @@ UZ_EXPORT int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatyp
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1438,10 +1634,14 @@ UZ_EXPORT int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1449,6 +1649,8 @@ UZ_EXPORT int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, 
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1471,10 +1673,14 @@ UZ_EXPORT int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype da
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1482,6 +1688,8 @@ UZ_EXPORT int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype da
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1504,31 +1712,39 @@ UZ_EXPORT int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sen
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (sendcount > 0) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
+    } else if (!sendtype_obj) {
+        sendtype_obj = uz_datatype_get(MPI_BYTE);
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (recvcount > 0) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
+    } else if (!recvtype_obj) {
+        recvtype_obj = uz_datatype_get(MPI_BYTE);
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1551,31 +1767,39 @@ UZ_EXPORT int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (sendcount > 0) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
+    } else if (!sendtype_obj) {
+        sendtype_obj = uz_datatype_get(MPI_BYTE);
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (recvcount > 0) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
+    } else if (!recvtype_obj) {
+        recvtype_obj = uz_datatype_get(MPI_BYTE);
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1598,10 +1822,14 @@ UZ_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1611,6 +1839,8 @@ UZ_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1633,10 +1863,14 @@ UZ_EXPORT int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1646,6 +1880,8 @@ UZ_EXPORT int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1668,15 +1904,21 @@ UZ_EXPORT int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1699,15 +1941,21 @@ UZ_EXPORT int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1730,10 +1978,14 @@ UZ_EXPORT int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1741,6 +1993,8 @@ UZ_EXPORT int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1763,10 +2017,14 @@ UZ_EXPORT int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-        goto fail;
+    if (count > 0) {
+        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+            goto fail;
+        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+            goto fail;
+    } else if (!datatype_obj) {
+        datatype_obj = uz_datatype_get(MPI_BYTE);
+    }
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1774,6 +2032,8 @@ UZ_EXPORT int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
