@@ -162,8 +162,7 @@ def buffer_checks(proc):
         if base == "Reduce_scatter":
             if b == "recvbuf":
                 expr = f"uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, \"recvbuf\", {note})"
-            else:   # sendbuf: sum of recvcounts over the group (known on intracommunicators)
-                guard = f"!comm_obj->is_inter && {guard}" if guard else "!comm_obj->is_inter"
+            else:   # sendbuf: recvcounts of the local group, as MPICH counts it
                 fn = "uz_check_buffer_vc" if t.count.ctype.startswith("const MPI_Count") else "uz_check_buffer_v"
                 expr = f"{fn}(sendbuf, recvcounts, comm_obj->size, datatype_obj, \"sendbuf\", {note})"
         elif t.count.is_scalar and t.dtype.is_scalar:

@@ -2637,7 +2637,7 @@ UZ_EXPORT int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !comm_obj->is_inter && !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -2752,7 +2752,7 @@ UZ_EXPORT int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const M
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !comm_obj->is_inter && !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -3387,7 +3387,7 @@ UZ_EXPORT int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int 
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
-    if ((uz_rc = !comm_obj->is_inter && !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -3582,7 +3582,7 @@ UZ_EXPORT int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MP
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
-    if ((uz_rc = !comm_obj->is_inter && !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -3623,7 +3623,7 @@ UZ_EXPORT int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !comm_obj->is_inter && !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -3664,7 +3664,7 @@ UZ_EXPORT int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, con
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !comm_obj->is_inter && !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
