@@ -33,11 +33,18 @@
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
+#include <sanitizer/lsan_interface.h>
 #define POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
 #define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+/* LeakSanitizer does not look inside mmap'd memory for pointers: what the
+ * objects point at (a group's rank list, a datatype's layout) would be
+ * reported as leaked while the objects live.  The writable part of the
+ * arena is a root region instead, registered as it grows. */
+#define SCAN_FOR_POINTERS(p, n) __lsan_register_root_region(p, n)
 #else
 #define POISON(p, n)   ((void)(p), (void)(n))
 #define UNPOISON(p, n) ((void)(p), (void)(n))
+#define SCAN_FOR_POINTERS(p, n) ((void)(p), (void)(n))
 #endif
 
 struct uz_object_arena uz_object_arena;
@@ -92,6 +99,7 @@ static void *carve(size_t bytes)
             grow = (size_t)(reserve_end - writable_end);
         if (mprotect(writable_end, grow, PROT_READ | PROT_WRITE) != 0)
             return NULL;
+        SCAN_FOR_POINTERS(writable_end, grow);
         writable_end += grow;
     }
     void *p = top;
