@@ -51,6 +51,19 @@ static inline int uz_check_committed(const uz_datatype *dt, const char *arg)
     return uz_err_make(MPI_ERR_TYPE, "datatype %s has not been committed", arg);
 }
 
+int uz_transfer_type_error(uz_datatype **dt, MPI_Count count, const char *arg) UZ_COLD;
+
+/* The datatype of a point-to-point transfer (buffer_rules.py): a valid,
+ * committed type costs what the plain checks cost; anything else is
+ * decided out of line, where a transfer of count <= 0 is let through as
+ * MPICH lets it (with MPI_BYTE for an invalid type, as nothing is moved). */
+static inline int uz_check_transfer_type(uz_datatype **dt, MPI_Count count, const char *arg)
+{
+    if (UZ_LIKELY(*dt != NULL && (*dt)->committed))
+        return MPI_SUCCESS;
+    return uz_transfer_type_error(dt, count, arg);
+}
+
 /* ------------------------------------------------------------ value checks */
 
 static inline int uz_check_count(MPI_Count count, const char *arg)

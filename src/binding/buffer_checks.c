@@ -1,7 +1,8 @@
 /*
  * buffer_checks.c — the slow halves of the buffer checks in binding.h:
  * messages for NULL and MPI_IN_PLACE buffers and aliased arguments, and
- * the checks of the w collectives, whose datatypes arrive as handles.
+ * the checks of the w collectives, whose datatypes arrive as handles, and
+ * the datatype of a point-to-point transfer that is not valid and committed.
  * Which call checks which buffer is decided in tools/gen/buffer_rules.py.
  */
 #include "binding/binding.h"
@@ -73,6 +74,17 @@ int uz_check_block_alias(const void *whole, MPI_Aint disp, const uz_datatype *wt
         return MPI_SUCCESS;
     return uz_err_make(MPI_ERR_BUFFER, "invalid buffer: %s is this process's own block of %s (aliased "
                        "arguments; pass MPI_IN_PLACE as %s instead)", part_name, whole_name, part_name);
+}
+
+int uz_transfer_type_error(uz_datatype **dt, MPI_Count count, const char *arg)
+{
+    if (count <= 0) {
+        if (*dt == NULL)
+            *dt = uz_datatype_get(MPI_BYTE);
+        return MPI_SUCCESS;
+    }
+    int err = uz_check_handle(*dt, MPI_ERR_TYPE, arg, "datatype");
+    return err ? err : uz_check_committed(*dt, arg);
 }
 
 int uz_neighbor_degree(const uz_comm *comm, int out)

@@ -191,7 +191,8 @@ def gen_checks(proc, body, raise_fn, errobj):
             body.line(f"    {var} = {getter}({p.name});\n")
             if p.name in dtype_counts:
                 # Checked only when it describes data (buffer_rules.py).
-                guard = f"{dtype_counts[p.name]} > 0"
+                body.check(f"uz_check_transfer_type(&{var}, {dtype_counts[p.name]}, \"{p.name}\")")
+                continue
             if guard:
                 body.lines.append(f"    if ({guard}) {{\n")
                 body.indent = "    "
@@ -205,8 +206,6 @@ def gen_checks(proc, body, raise_fn, errobj):
                 body.check(f"uz_check_committed({var}, \"{p.name}\")")
             if guard:
                 body.indent = ""
-                if p.name in dtype_counts:
-                    body.lines.append(f"    }} else if (!{var}) {{\n        {var} = uz_datatype_get(MPI_BYTE);\n")
                 body.lines.append("    }\n")
             if p.kind == "COMMUNICATOR" and comm_obj is None:
                 comm_obj = var

@@ -16,14 +16,8 @@ UZ_EXPORT int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -53,14 +47,8 @@ UZ_EXPORT int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -90,14 +78,8 @@ UZ_EXPORT int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -129,14 +111,8 @@ UZ_EXPORT int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -303,14 +279,8 @@ UZ_EXPORT int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -342,14 +312,8 @@ UZ_EXPORT int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -404,14 +368,8 @@ UZ_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
@@ -435,14 +393,8 @@ UZ_EXPORT int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, M
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
@@ -495,14 +447,8 @@ UZ_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
@@ -534,14 +480,8 @@ UZ_EXPORT int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
@@ -573,14 +513,8 @@ UZ_EXPORT int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -612,14 +546,8 @@ UZ_EXPORT int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -651,14 +579,8 @@ UZ_EXPORT int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -690,14 +612,8 @@ UZ_EXPORT int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -730,23 +646,11 @@ UZ_EXPORT int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     sendtype_obj = uz_datatype_get(sendtype);
-    if (sendcount > 0) {
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    } else if (!sendtype_obj) {
-        sendtype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&sendtype_obj, sendcount, "sendtype")))
+        goto fail;
     recvtype_obj = uz_datatype_get(recvtype);
-    if (recvcount > 0) {
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    } else if (!recvtype_obj) {
-        recvtype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&recvtype_obj, recvcount, "recvtype")))
+        goto fail;
     if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -787,23 +691,11 @@ UZ_EXPORT int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     sendtype_obj = uz_datatype_get(sendtype);
-    if (sendcount > 0) {
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    } else if (!sendtype_obj) {
-        sendtype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&sendtype_obj, sendcount, "sendtype")))
+        goto fail;
     recvtype_obj = uz_datatype_get(recvtype);
-    if (recvcount > 0) {
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    } else if (!recvtype_obj) {
-        recvtype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&recvtype_obj, recvcount, "recvtype")))
+        goto fail;
     if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -843,14 +735,8 @@ UZ_EXPORT int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -886,14 +772,8 @@ UZ_EXPORT int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -929,14 +809,8 @@ UZ_EXPORT int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -968,14 +842,8 @@ UZ_EXPORT int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1028,14 +896,8 @@ UZ_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messag
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
@@ -1057,14 +919,8 @@ UZ_EXPORT int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MP
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
@@ -1149,14 +1005,8 @@ UZ_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
@@ -1186,14 +1036,8 @@ UZ_EXPORT int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
@@ -1223,14 +1067,8 @@ UZ_EXPORT int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int so
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
@@ -1262,14 +1100,8 @@ UZ_EXPORT int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
@@ -1408,14 +1240,8 @@ UZ_EXPORT int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1445,14 +1271,8 @@ UZ_EXPORT int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1482,14 +1302,8 @@ UZ_EXPORT int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1521,14 +1335,8 @@ UZ_EXPORT int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1560,14 +1368,8 @@ UZ_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1597,14 +1399,8 @@ UZ_EXPORT int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatyp
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1634,14 +1430,8 @@ UZ_EXPORT int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1673,14 +1463,8 @@ UZ_EXPORT int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype da
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1713,23 +1497,11 @@ UZ_EXPORT int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sen
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     sendtype_obj = uz_datatype_get(sendtype);
-    if (sendcount > 0) {
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    } else if (!sendtype_obj) {
-        sendtype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&sendtype_obj, sendcount, "sendtype")))
+        goto fail;
     recvtype_obj = uz_datatype_get(recvtype);
-    if (recvcount > 0) {
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    } else if (!recvtype_obj) {
-        recvtype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&recvtype_obj, recvcount, "recvtype")))
+        goto fail;
     if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1768,23 +1540,11 @@ UZ_EXPORT int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     sendtype_obj = uz_datatype_get(sendtype);
-    if (sendcount > 0) {
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    } else if (!sendtype_obj) {
-        sendtype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&sendtype_obj, sendcount, "sendtype")))
+        goto fail;
     recvtype_obj = uz_datatype_get(recvtype);
-    if (recvcount > 0) {
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    } else if (!recvtype_obj) {
-        recvtype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&recvtype_obj, recvcount, "recvtype")))
+        goto fail;
     if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1822,14 +1582,8 @@ UZ_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1863,14 +1617,8 @@ UZ_EXPORT int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1904,14 +1652,8 @@ UZ_EXPORT int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1941,14 +1683,8 @@ UZ_EXPORT int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -1978,14 +1714,8 @@ UZ_EXPORT int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
@@ -2017,14 +1747,8 @@ UZ_EXPORT int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if (count > 0) {
-        if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
-            goto fail;
-    } else if (!datatype_obj) {
-        datatype_obj = uz_datatype_get(MPI_BYTE);
-    }
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
