@@ -176,28 +176,23 @@ static inline MPI_Count uz_counts_max_c(const MPI_Count *counts, int n)
     return max;
 }
 
-/* The v collectives: one datatype, a count per process. */
-static inline int uz_check_buffer_v(const void *buf, const int *counts, int n, const uz_datatype *dt,
-                                    const char *arg, const char *in_place_note)
+/* The v and w collectives: a count, a displacement (or none: NULL) and,
+ * for w, a datatype handle per process; arrays of int or of 8-byte
+ * integers (MPI_Count, MPI_Aint) as their sizes say.  A NULL buffer is an
+ * error only where a process's data would start at address 0: with
+ * MPI_BOTTOM the displacements may be absolute addresses. */
+int uz_buffer_vw_error(const void *buf, int n, const void *counts, size_t count_size, const void *displs,
+                       size_t displ_size, const uz_datatype *dt, const MPI_Datatype *types, const char *arg,
+                       const char *in_place_note) UZ_COLD;
+
+static inline int uz_check_buffer_vw(const void *buf, int n, const void *counts, size_t count_size,
+                                     const void *displs, size_t displ_size, const uz_datatype *dt,
+                                     const MPI_Datatype *types, const char *arg, const char *in_place_note)
 {
     if (UZ_LIKELY((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE))
         return MPI_SUCCESS;
-    return uz_check_buffer(buf, uz_counts_max(counts, n), dt, arg, in_place_note);
+    return uz_buffer_vw_error(buf, n, counts, count_size, displs, displ_size, dt, types, arg, in_place_note);
 }
-
-static inline int uz_check_buffer_vc(const void *buf, const MPI_Count *counts, int n, const uz_datatype *dt,
-                                     const char *arg, const char *in_place_note)
-{
-    if (UZ_LIKELY((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE))
-        return MPI_SUCCESS;
-    return uz_check_buffer(buf, uz_counts_max_c(counts, n), dt, arg, in_place_note);
-}
-
-/* The w collectives: a count and a datatype per process. */
-int uz_check_buffer_w(const void *buf, const int *counts, const MPI_Datatype *types, int n, const char *arg,
-                      const char *in_place_note);
-int uz_check_buffer_wc(const void *buf, const MPI_Count *counts, const MPI_Datatype *types, int n,
-                       const char *arg, const char *in_place_note);
 
 int uz_alias_error(const char *a_name, const char *b_name) UZ_COLD;
 

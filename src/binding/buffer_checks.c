@@ -1,58 +1,61 @@
 /*
  * buffer_checks.c — the slow halves of the buffer checks in binding.h:
- * messages for NULL and MPI_IN_PLACE buffers and aliased arguments, and
- * the checks of the w collectives, whose datatypes arrive as handles, and
- * the datatype of a point-to-point transfer that is not valid and committed.
+ * messages for NULL and MPI_IN_PLACE buffers and aliased arguments, the
+ * per-process entries of the v and w collectives, and the datatype of a
+ * point-to-point transfer that is not valid and committed.
  * Which call checks which buffer is decided in tools/gen/buffer_rules.py.
  */
 #include "binding/binding.h"
 #include "core/topo.h"
 
-int uz_buffer_error(const void *buf, MPI_Count count, const uz_datatype *dt, const char *arg,
-                    const char *in_place_note)
+/* A buffer with `count` elements of `dt` whose data starts `offset` bytes
+ * (plus the true lower bound) from `buf`. */
+static int buffer_error_at(const void *buf, MPI_Aint offset, MPI_Count count, const uz_datatype *dt,
+                           const char *arg, const char *in_place_note)
 {
     /* Nothing is read or written through a buffer of zero-size data. */
-    if (dt == NULL || dt->size == 0)
+    if (count <= 0 || dt == NULL || dt->size == 0)
         return MPI_SUCCESS;
     if (buf == MPI_IN_PLACE)
         return uz_err_make(MPI_ERR_BUFFER, "invalid buffer: %s cannot be MPI_IN_PLACE%s", arg,
                            in_place_note ? in_place_note : "");
-    /* MPI_BOTTOM is NULL in the standard ABI: with a datatype of absolute
-     * addresses (a nonzero true lower bound) the data is not at NULL. */
-    if (buf == NULL && dt->true_lb == 0)
+    /* MPI_BOTTOM is NULL in the standard ABI: with absolute addresses (a
+     * datatype's true lower bound, a displacement) the data is not at NULL. */
+    if (buf == NULL && offset + dt->true_lb == 0)
         return uz_err_make(MPI_ERR_BUFFER, "invalid buffer: %s is NULL with count %lld of a datatype of "
                            "%lld bytes", arg, (long long)count, (long long)dt->size);
     return MPI_SUCCESS;
 }
 
-static int check_w(const void *buf, MPI_Count count, MPI_Datatype type, const char *arg, const char *note)
+int uz_buffer_error(const void *buf, MPI_Count count, const uz_datatype *dt, const char *arg,
+                    const char *in_place_note)
 {
-    if (count <= 0)
-        return MPI_SUCCESS;
-    /* An invalid type is the implementation's to report, with its index. */
-    return uz_buffer_error(buf, count, uz_datatype_get(type), arg, note);
+    return buffer_error_at(buf, 0, count, dt, arg, in_place_note);
 }
 
-int uz_check_buffer_w(const void *buf, const int *counts, const MPI_Datatype *types, int n, const char *arg,
-                      const char *in_place_note)
+/* Entry i of an array of int or of 8-byte integers. */
+static int64_t entry(const void *array, size_t size, int i)
 {
-    if ((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE || counts == NULL || types == NULL)
-        return MPI_SUCCESS;
-    for (int i = 0; i < n; i++) {
-        int err = check_w(buf, counts[i], types[i], arg, in_place_note);
-        if (err)
-            return err;
-    }
-    return MPI_SUCCESS;
+    return size == sizeof(int) ? ((const int *)array)[i] : ((const int64_t *)array)[i];
 }
 
-int uz_check_buffer_wc(const void *buf, const MPI_Count *counts, const MPI_Datatype *types, int n,
-                       const char *arg, const char *in_place_note)
+int uz_buffer_vw_error(const void *buf, int n, const void *counts, size_t count_size, const void *displs,
+                       size_t displ_size, const uz_datatype *dt, const MPI_Datatype *types, const char *arg,
+                       const char *in_place_note)
 {
-    if ((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE || counts == NULL || types == NULL)
+    if (counts == NULL || (types == NULL && dt == NULL))
         return MPI_SUCCESS;
     for (int i = 0; i < n; i++) {
-        int err = check_w(buf, counts[i], types[i], arg, in_place_note);
+        MPI_Count count = entry(counts, count_size, i);
+        /* An invalid type in a w array is the implementation's to report,
+         * with its index. */
+        const uz_datatype *t = types ? uz_datatype_get(types[i]) : dt;
+        if (count <= 0 || t == NULL)
+            continue;
+        MPI_Aint offset = 0;
+        if (displs != NULL)
+            offset = (MPI_Aint)entry(displs, displ_size, i) * (types ? 1 : dt->extent);
+        int err = buffer_error_at(buf, offset, count, t, arg, in_place_note);
         if (err)
             return err;
     }

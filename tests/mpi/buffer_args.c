@@ -149,7 +149,40 @@ static void coll_symmetric(void)
     int two[2] = { 1, 1 }, twod[2] = { 0, 1 };
     expect(MPI_Neighbor_allgatherv(sbuf, 1, MPI_INT, NULL, two, twod, MPI_INT, ring), MPI_ERR_BUFFER,
            "MPI_Neighbor_allgatherv", "recvbuf is NULL");
+    /* MPI_BOTTOM with absolute addresses as the displacements (mpi4py's
+     * testNeighborAlltoallwBottom): legal, and every value arrives. */
+    int sv[2] = { rank * 10 + 1, rank * 10 + 2 }, rv[2] = { -1, -1 };
+    MPI_Aint sd[2], rd[2];
+    MPI_Get_address(&sv[0], &sd[0]);
+    MPI_Get_address(&sv[1], &sd[1]);
+    MPI_Get_address(&rv[0], &rd[0]);
+    MPI_Get_address(&rv[1], &rd[1]);
+    MPI_Datatype ints[2] = { MPI_INT, MPI_INT };
+    CHECK_MPI(MPI_Neighbor_alltoallw(MPI_BOTTOM, two, sd, ints, MPI_BOTTOM, two, rd, ints, ring));
+    /* A 1-d periodic ring: block 0 comes from the left neighbour's block 1
+     * (its "+1" send), block 1 from the right neighbour's block 0. */
+    int left = (rank - 1 + size) % size, right = (rank + 1) % size;
+    CHECK(rv[0] == left * 10 + 2 && rv[1] == right * 10 + 1, "neighbor alltoallw from MPI_BOTTOM: %d %d",
+          rv[0], rv[1]);
     MPI_Comm_free(&ring);
+    MPI_Count *wc = malloc(sizeof(MPI_Count) * size);
+    MPI_Aint *wsd = malloc(sizeof(MPI_Aint) * size), *wrd = malloc(sizeof(MPI_Aint) * size);
+    int *wsrc = malloc(sizeof(int) * size), *wdst = malloc(sizeof(int) * size);
+    for (int i = 0; i < size; i++) {
+        wc[i] = 1;
+        wsrc[i] = rank * 100 + i;
+        wdst[i] = -1;
+        MPI_Get_address(&wsrc[i], &wsd[i]);
+        MPI_Get_address(&wdst[i], &wrd[i]);
+    }
+    CHECK_MPI(MPI_Alltoallw_c(MPI_BOTTOM, wc, wsd, types, MPI_BOTTOM, wc, wrd, types, MPI_COMM_WORLD));
+    for (int i = 0; i < size; i++)
+        CHECK(wdst[i] == i * 100 + rank, "alltoallw_c from MPI_BOTTOM: wdst[%d] = %d", i, wdst[i]);
+    free(wc);
+    free(wsd);
+    free(wrd);
+    free(wsrc);
+    free(wdst);
     free(big);
     free(counts);
     free(displs);

@@ -9,7 +9,10 @@ process the entry point checks:
     lower bound is 0 is MPI_ERR_BUFFER.  MPI_BOTTOM is NULL in the standard
     ABI, and a derived datatype holding absolute addresses has a nonzero
     true lower bound, so MPI_BOTTOM with such a type stays legal (MPICH's
-    MPIR_ERRTEST_USERBUFFER rule);
+    MPIR_ERRTEST_USERBUFFER rule).  In the v and w collectives each
+    process's data starts at its displacement, which may itself be an
+    absolute address with MPI_BOTTOM: there the data's own start (the
+    displacement, scaled, plus the true lower bound) must be 0;
   * MPI_IN_PLACE where the standard does not allow it (as a receive buffer,
     on an intercommunicator, away from the root, in point-to-point) is
     MPI_ERR_BUFFER, with count > 0 as in MPICH;
@@ -76,6 +79,7 @@ class Triple:
     buf: object             # the buffer Param
     count: object           # its count Param (scalar or per-process array)
     dtype: object           # its datatype Param (scalar or per-process array)
+    displs: object = None   # the per-process displacements of the v and w collectives
 
 
 def triples(proc) -> List[Triple]:
@@ -93,17 +97,19 @@ def triples(proc) -> List[Triple]:
         while j < len(params) and params[j].kind == "BUFFER":
             group.append(params[j])
             j += 1
-        count = dtype = None
+        count = dtype = displs = None
         k = j
         while k < len(params) and params[k].kind != "BUFFER":
             if count is None and COUNT_KIND.match(params[k].kind):
                 count = params[k]
+            elif count is not None and params[k].kind.endswith("DISPLACEMENT") and params[k].is_array:
+                displs = params[k]
             elif count is not None and params[k].kind == "DATATYPE":
                 dtype = params[k]
                 break
             k += 1
         if count is not None and dtype is not None:
-            out.extend(Triple(b, count, dtype) for b in group)
+            out.extend(Triple(b, count, dtype, displs) for b in group)
         i = j
     return out
 
@@ -163,16 +169,19 @@ def buffer_checks(proc):
             if b == "recvbuf":
                 expr = f"uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, \"recvbuf\", {note})"
             else:   # sendbuf: recvcounts of the local group, as MPICH counts it
-                fn = "uz_check_buffer_vc" if t.count.ctype.startswith("const MPI_Count") else "uz_check_buffer_v"
-                expr = f"{fn}(sendbuf, recvcounts, comm_obj->size, datatype_obj, \"sendbuf\", {note})"
+                expr = (f"uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, "
+                        f"datatype_obj, NULL, \"sendbuf\", {note})")
         elif t.count.is_scalar and t.dtype.is_scalar:
             expr = f"uz_check_buffer({b}, {c}, {d}_obj, \"{b}\", {note})"
-        elif t.dtype.is_scalar:
-            fn = "uz_check_buffer_vc" if t.count.ctype.startswith("const MPI_Count") else "uz_check_buffer_v"
-            expr = f"{fn}({b}, {c}, {_peers(proc, t)}, {d}_obj, \"{b}\", {note})"
         else:
-            fn = "uz_check_buffer_wc" if t.count.ctype.startswith("const MPI_Count") else "uz_check_buffer_w"
-            expr = f"{fn}({b}, {c}, {d}, {_peers(proc, t)}, \"{b}\", {note})"
+            # Each process's data is at buf + displacement (in extents of
+            # the one datatype, or in bytes with a datatype per process).
+            dp = t.displs.name if t.displs else None
+            disp = f"{dp}, sizeof(*{dp})" if dp else "NULL, 0"
+            types = "NULL" if t.dtype.is_scalar else d
+            obj = f"{d}_obj" if t.dtype.is_scalar else "NULL"
+            expr = (f"uz_check_buffer_vw({b}, {_peers(proc, t)}, {c}, sizeof(*{c}), {disp}, {obj}, {types}, "
+                    f"\"{b}\", {note})")
         checks.append((guard, expr))
     checks.extend(_alias_checks(proc, base, names))
     return checks

@@ -216,7 +216,7 @@ UZ_EXPORT int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
         goto fail;
     if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -257,7 +257,7 @@ UZ_EXPORT int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
         goto fail;
     if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -304,7 +304,7 @@ UZ_EXPORT int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datat
         goto fail;
     if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -351,7 +351,7 @@ UZ_EXPORT int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, M
         goto fail;
     if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -732,9 +732,9 @@ UZ_EXPORT int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const 
         goto fail;
     if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -769,9 +769,9 @@ UZ_EXPORT int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[]
         goto fail;
     if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -812,9 +812,9 @@ UZ_EXPORT int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], c
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -855,9 +855,9 @@ UZ_EXPORT int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcou
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -878,9 +878,9 @@ UZ_EXPORT int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const 
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_w(sendbuf, sendcounts, sendtypes, uz_coll_peers(comm_obj), "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_w(recvbuf, recvcounts, recvtypes, uz_coll_peers(comm_obj), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -901,9 +901,9 @@ UZ_EXPORT int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_wc(sendbuf, sendcounts, sendtypes, uz_coll_peers(comm_obj), "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_wc(recvbuf, recvcounts, recvtypes, uz_coll_peers(comm_obj), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -930,9 +930,9 @@ UZ_EXPORT int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], c
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_w(sendbuf, sendcounts, sendtypes, uz_coll_peers(comm_obj), "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_w(recvbuf, recvcounts, recvtypes, uz_coll_peers(comm_obj), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -959,9 +959,9 @@ UZ_EXPORT int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcou
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_wc(sendbuf, sendcounts, sendtypes, uz_coll_peers(comm_obj), "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_wc(recvbuf, recvcounts, recvtypes, uz_coll_peers(comm_obj), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1544,7 +1544,7 @@ UZ_EXPORT int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype send
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_v(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -1589,7 +1589,7 @@ UZ_EXPORT int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vc(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -1640,7 +1640,7 @@ UZ_EXPORT int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_v(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -1691,7 +1691,7 @@ UZ_EXPORT int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vc(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -1824,7 +1824,7 @@ UZ_EXPORT int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype 
         goto fail;
     if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -1867,7 +1867,7 @@ UZ_EXPORT int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_D
         goto fail;
     if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -2074,9 +2074,9 @@ UZ_EXPORT int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2113,9 +2113,9 @@ UZ_EXPORT int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2138,9 +2138,9 @@ UZ_EXPORT int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_w(sendbuf, sendcounts, sendtypes, uz_coll_peers(comm_obj), "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_w(recvbuf, recvcounts, recvtypes, uz_coll_peers(comm_obj), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2163,9 +2163,9 @@ UZ_EXPORT int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_wc(sendbuf, sendcounts, sendtypes, uz_coll_peers(comm_obj), "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_check_buffer_wc(recvbuf, recvcounts, recvtypes, uz_coll_peers(comm_obj), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2473,7 +2473,7 @@ UZ_EXPORT int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_v(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -2520,7 +2520,7 @@ UZ_EXPORT int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vc(recvbuf, recvcounts, uz_coll_peers(comm_obj), recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
@@ -2637,7 +2637,7 @@ UZ_EXPORT int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -2752,7 +2752,7 @@ UZ_EXPORT int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const M
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -2975,7 +2975,7 @@ UZ_EXPORT int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const 
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_v(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
@@ -3022,7 +3022,7 @@ UZ_EXPORT int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[]
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vc(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
@@ -3387,7 +3387,7 @@ UZ_EXPORT int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int 
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -3582,7 +3582,7 @@ UZ_EXPORT int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MP
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -3623,7 +3623,7 @@ UZ_EXPORT int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_v(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -3664,7 +3664,7 @@ UZ_EXPORT int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, con
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vc(sendbuf, recvcounts, comm_obj->size, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
         goto fail;
@@ -4069,7 +4069,7 @@ UZ_EXPORT int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const i
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_v(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
@@ -4114,7 +4114,7 @@ UZ_EXPORT int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vc(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
@@ -4165,7 +4165,7 @@ UZ_EXPORT int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], co
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_v(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;
@@ -4216,7 +4216,7 @@ UZ_EXPORT int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcoun
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vc(sendbuf, sendcounts, uz_coll_peers(comm_obj), sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
         goto fail;

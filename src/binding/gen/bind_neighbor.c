@@ -114,7 +114,7 @@ UZ_EXPORT int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -153,7 +153,7 @@ UZ_EXPORT int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcou
         goto fail;
     if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -270,9 +270,9 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(sendbuf, sendcounts, uz_neighbor_degree(comm_obj, 1), sendtype_obj, "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -307,9 +307,9 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count se
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(sendbuf, sendcounts, uz_neighbor_degree(comm_obj, 1), sendtype_obj, "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -332,9 +332,9 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_w(sendbuf, sendcounts, sendtypes, uz_neighbor_degree(comm_obj, 1), "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_w(recvbuf, recvcounts, recvtypes, uz_neighbor_degree(comm_obj, 0), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -357,9 +357,9 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count se
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_wc(sendbuf, sendcounts, sendtypes, uz_neighbor_degree(comm_obj, 1), "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_wc(recvbuf, recvcounts, recvtypes, uz_neighbor_degree(comm_obj, 0), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -564,7 +564,7 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_D
         goto fail;
     if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -601,7 +601,7 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcoun
         goto fail;
     if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -644,7 +644,7 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, 
         goto fail;
     if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -687,7 +687,7 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sen
         goto fail;
     if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -888,9 +888,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[
         goto fail;
     if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(sendbuf, sendcounts, uz_neighbor_degree(comm_obj, 1), sendtype_obj, "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -923,9 +923,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sen
         goto fail;
     if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(sendbuf, sendcounts, uz_neighbor_degree(comm_obj, 1), sendtype_obj, "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -964,9 +964,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendco
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(sendbuf, sendcounts, uz_neighbor_degree(comm_obj, 1), sendtype_obj, "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_v(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1005,9 +1005,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Coun
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(sendbuf, sendcounts, uz_neighbor_degree(comm_obj, 1), sendtype_obj, "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_vc(recvbuf, recvcounts, uz_neighbor_degree(comm_obj, 0), recvtype_obj, "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1028,9 +1028,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_w(sendbuf, sendcounts, sendtypes, uz_neighbor_degree(comm_obj, 1), "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_w(recvbuf, recvcounts, recvtypes, uz_neighbor_degree(comm_obj, 0), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1051,9 +1051,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sen
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_wc(sendbuf, sendcounts, sendtypes, uz_neighbor_degree(comm_obj, 1), "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_wc(recvbuf, recvcounts, recvtypes, uz_neighbor_degree(comm_obj, 0), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1080,9 +1080,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendco
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_w(sendbuf, sendcounts, sendtypes, uz_neighbor_degree(comm_obj, 1), "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_w(recvbuf, recvcounts, recvtypes, uz_neighbor_degree(comm_obj, 0), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1109,9 +1109,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Coun
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    if ((uz_rc = uz_check_buffer_wc(sendbuf, sendcounts, sendtypes, uz_neighbor_degree(comm_obj, 1), "sendbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
         goto fail;
-    if ((uz_rc = uz_check_buffer_wc(recvbuf, recvcounts, recvtypes, uz_neighbor_degree(comm_obj, 0), "recvbuf", NULL)))
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
