@@ -172,6 +172,13 @@ typedef struct MPI_ABI_Datatype   *MPI_Datatype;
 #define MPI_COMPLEX16                ((MPI_Datatype)0x2e3)
 #define MPI_COMPLEX32                ((MPI_Datatype)0x2eb)
 
+/* The MPI-1 bound markers, which MPI-3.0 removed (use MPI_Type_create_resized).
+ * An Uzura extension: the standard ABI has no value for them, so these are
+ * two of its unassigned datatype values (size code 128 bytes of the sized
+ * Fortran types), and a program that uses them runs on Uzura only. */
+#define MPI_LB                       ((MPI_Datatype)0x2f8)
+#define MPI_UB                       ((MPI_Datatype)0x2f9)
+
 /* ---------------------------------------------------- Fortran status layout */
 enum {
     MPI_F_STATUS_SIZE = 8,
@@ -388,6 +395,13 @@ enum {
 
 #define MPI_DISPLACEMENT_CURRENT ((MPI_Offset)-1)
 
+/* Combiners of the Fortran MPI_TYPE_HVECTOR/HINDEXED/STRUCT that MPI-3.0
+ * removed: Uzura's make the ordinary combiners, as the MPI Forum's
+ * mpi_legacy.h for the standard ABI maps them. */
+#define MPI_COMBINER_HVECTOR_INTEGER  MPI_COMBINER_HVECTOR
+#define MPI_COMBINER_HINDEXED_INTEGER MPI_COMBINER_HINDEXED
+#define MPI_COMBINER_STRUCT_INTEGER   MPI_COMBINER_STRUCT
+
 /* predefined attribute keys */
 enum {
     MPI_KEYVAL_INVALID    = 0,
@@ -439,6 +453,7 @@ typedef void (MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...
 typedef void (MPI_File_errhandler_function)(MPI_File *file, int *error_code, ...);
 typedef void (MPI_Win_errhandler_function)(MPI_Win *win, int *error_code, ...);
 typedef void (MPI_Session_errhandler_function)(MPI_Session *session, int *error_code, ...);
+typedef MPI_Comm_errhandler_function    MPI_Handler_function;    /* MPI-1, removed in MPI-3.0 */
 typedef MPI_Comm_errhandler_function    MPI_Comm_errhandler_fn;
 typedef MPI_File_errhandler_function    MPI_File_errhandler_fn;
 typedef MPI_Win_errhandler_function     MPI_Win_errhandler_fn;
@@ -549,6 +564,20 @@ typedef void (MPI_T_event_dropped_cb_function)(MPI_Count count,
 
 #if defined(__cplusplus)
 }
+#endif
+
+/* The MPI-1 procedures MPI-3.0 removed (MPI_Address, MPI_Type_struct,
+ * MPI_Errhandler_set, ...) are still provided, as MPICH provides them, so
+ * that old programs build; mpi_proto.h declares them with this attribute,
+ * so that the compiler warns where one is used and names its replacement.
+ * Define UZURA_NO_DEPRECATION_WARNINGS before including mpi.h to silence
+ * the warnings. */
+#if !defined(UZURA_REMOVED)
+#  if defined(UZURA_NO_DEPRECATION_WARNINGS) || !(defined(__GNUC__) || defined(__clang__))
+#    define UZURA_REMOVED(message)
+#  else
+#    define UZURA_REMOVED(message) __attribute__((deprecated(message)))
+#  endif
 #endif
 
 /* Every procedure of MPI 5.0, as MPI_X and PMPI_X (generated). */

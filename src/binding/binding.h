@@ -51,6 +51,19 @@ static inline int uz_check_committed(const uz_datatype *dt, const char *arg)
     return uz_err_make(MPI_ERR_TYPE, "datatype %s has not been committed", arg);
 }
 
+int uz_transfer_type_error(uz_datatype **dt, MPI_Count count, const char *arg) UZ_COLD;
+
+/* The datatype of a point-to-point transfer (buffer_rules.py): a valid,
+ * committed type costs what the plain checks cost; anything else is
+ * decided out of line, where a transfer of count <= 0 is let through as
+ * MPICH lets it (with MPI_BYTE for an invalid type, as nothing is moved). */
+static inline int uz_check_transfer_type(uz_datatype **dt, MPI_Count count, const char *arg)
+{
+    if (UZ_LIKELY(*dt != NULL && (*dt)->committed))
+        return MPI_SUCCESS;
+    return uz_transfer_type_error(dt, count, arg);
+}
+
 /* ------------------------------------------------------------ value checks */
 
 static inline int uz_check_count(MPI_Count count, const char *arg)
@@ -124,6 +137,90 @@ static inline int uz_at_root(const uz_comm *comm, int root)
 {
     return comm->is_inter ? root == MPI_ROOT : comm->rank == root;
 }
+
+/* ---------------------------------------------------------- buffer checks */
+
+/* What the buffer checks generated from tools/gen/buffer_rules.py call.
+ * The common case (a real address) costs one compare; the rest, in
+ * buffer_checks.c, runs only for NULL and MPI_IN_PLACE. */
+
+int uz_buffer_error(const void *buf, MPI_Count count, const uz_datatype *dt, const char *arg,
+                    const char *in_place_note) UZ_COLD;
+
+/* A typed buffer with `count` elements of `dt` to move: NULL (unless the
+ * datatype holds absolute addresses, as with MPI_BOTTOM) or MPI_IN_PLACE is
+ * MPI_ERR_BUFFER.  `in_place_note` ends the message when MPI_IN_PLACE is
+ * allowed elsewhere (" on an intercommunicator"), or is NULL. */
+static inline int uz_check_buffer(const void *buf, MPI_Count count, const uz_datatype *dt, const char *arg,
+                                  const char *in_place_note)
+{
+    if (UZ_LIKELY((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE) || count <= 0)
+        return MPI_SUCCESS;
+    return uz_buffer_error(buf, count, dt, arg, in_place_note);
+}
+
+/* The largest of a per-process count array (0 for none). */
+static inline MPI_Count uz_counts_max(const int *counts, int n)
+{
+    MPI_Count max = 0;
+    for (int i = 0; counts && i < n; i++)
+        max = counts[i] > max ? counts[i] : max;
+    return max;
+}
+
+static inline MPI_Count uz_counts_max_c(const MPI_Count *counts, int n)
+{
+    MPI_Count max = 0;
+    for (int i = 0; counts && i < n; i++)
+        max = counts[i] > max ? counts[i] : max;
+    return max;
+}
+
+/* The v and w collectives: a count, a displacement (or none: NULL) and,
+ * for w, a datatype handle per process; arrays of int or of 8-byte
+ * integers (MPI_Count, MPI_Aint) as their sizes say.  A NULL buffer is an
+ * error only where a process's data would start at address 0: with
+ * MPI_BOTTOM the displacements may be absolute addresses. */
+int uz_buffer_vw_error(const void *buf, int n, const void *counts, size_t count_size, const void *displs,
+                       size_t displ_size, const uz_datatype *dt, const MPI_Datatype *types, const char *arg,
+                       const char *in_place_note) UZ_COLD;
+
+static inline int uz_check_buffer_vw(const void *buf, int n, const void *counts, size_t count_size,
+                                     const void *displs, size_t displ_size, const uz_datatype *dt,
+                                     const MPI_Datatype *types, const char *arg, const char *in_place_note)
+{
+    if (UZ_LIKELY((uintptr_t)buf > (uintptr_t)MPI_IN_PLACE))
+        return MPI_SUCCESS;
+    return uz_buffer_vw_error(buf, n, counts, count_size, displs, displ_size, dt, types, arg, in_place_note);
+}
+
+int uz_alias_error(const char *a_name, const char *b_name) UZ_COLD;
+
+/* Two buffer arguments that are the same memory where the standard forbids
+ * aliasing (a reduction's sendbuf and recvbuf: MPI_IN_PLACE is the way). */
+static inline int uz_check_alias(const void *a, const void *b, MPI_Count count, const char *a_name,
+                                 const char *b_name)
+{
+    if (UZ_LIKELY(a != b) || count <= 0 || (uintptr_t)a <= (uintptr_t)MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    return uz_alias_error(a_name, b_name);
+}
+
+/* `part` starts at this process's block of `whole` (block `disp` elements
+ * of `wtype` in), which MPI_IN_PLACE would express. */
+int uz_check_block_alias(const void *whole, MPI_Aint disp, const uz_datatype *wtype, const void *part,
+                         int nonempty, const char *whole_name, const char *part_name);
+
+/* Entries of a collective's per-process arrays: the remote group's size
+ * for intercommunicators. */
+static inline int uz_coll_peers(const uz_comm *comm)
+{
+    return comm->is_inter ? comm->remote_size : comm->size;
+}
+
+/* Entries of a neighborhood collective's arrays: in-degree (out = 0) or
+ * out-degree (out = 1); 0 without a topology. */
+int uz_neighbor_degree(const uz_comm *comm, int out);
 
 /* Narrowing of a large-count result for the int-count variant: values that
  * do not fit become MPI_UNDEFINED, as the standard asks of counts. */

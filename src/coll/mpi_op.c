@@ -21,15 +21,14 @@ void uz_op_release(uz_op *op)
 {
     if (!uz_object_release(&op->obj))
         return;
-    uz_object_destroy(&op->obj);
-    free(op);
+    uz_object_free(op, sizeof(*op));
 }
 
 static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *handle)
 {
     if (!fn && !fn_c)
         return uz_err_make(MPI_ERR_ARG, "invalid argument: user_fn is NULL");
-    uz_op *op = calloc(1, sizeof(*op));
+    uz_op *op = uz_object_alloc(sizeof(*op));
     if (!op)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating an operation");
     uz_object_init(&op->obj, UZ_MAGIC_OP);

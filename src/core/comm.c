@@ -73,8 +73,7 @@ void uz_comm_release(uz_comm *c)
         uz_group_release(c->remote_group);
     uz_group_release(c->local_group);
     uz_errhandler_release(c->errhandler);
-    uz_object_destroy(&c->obj);
-    free(c);
+    uz_object_free(c, sizeof(*c));
 }
 
 /* --------------------------------------------------- MPI procedures */

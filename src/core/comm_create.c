@@ -51,7 +51,7 @@ void uz_agree_spec_for(uz_comm *parent, struct uz_agree_spec *spec)
 
 uz_comm *uz_comm_new(uz_group *local, uz_group *remote)
 {
-    uz_comm *c = calloc(1, sizeof(*c));
+    uz_comm *c = uz_object_alloc(sizeof(*c));
     if (!c) {
         uz_group_release(local);
         if (remote)

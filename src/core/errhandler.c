@@ -30,14 +30,13 @@ void uz_errhandler_retain(uz_errhandler *eh)
 void uz_errhandler_release(uz_errhandler *eh)
 {
     if (eh && uz_object_release(&eh->obj)) {
-        uz_object_destroy(&eh->obj);
-        free(eh);
+        uz_object_free(eh, sizeof(*eh));
     }
 }
 
 static uz_errhandler *errhandler_new(enum uz_errhandler_target target)
 {
-    uz_errhandler *eh = calloc(1, sizeof(*eh));
+    uz_errhandler *eh = uz_object_alloc(sizeof(*eh));
     if (eh) {
         uz_object_init(&eh->obj, UZ_MAGIC_ERRHANDLER);
         eh->kind = UZ_ERRHANDLER_USER;

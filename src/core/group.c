@@ -27,7 +27,7 @@ MPI_Group uz_group_handle(uz_group *g)
 
 uz_group *uz_group_new(int size, int *world_ranks)
 {
-    uz_group *g = calloc(1, sizeof(*g));
+    uz_group *g = uz_object_alloc(sizeof(*g));
     if (!g) {
         free(world_ranks);
         return NULL;
@@ -54,8 +54,7 @@ void uz_group_retain(uz_group *g)
 void uz_group_release(uz_group *g)
 {
     if (g && uz_object_release(&g->obj)) {
-        uz_object_destroy(&g->obj);
         free(g->world_ranks);
-        free(g);
+        uz_object_free(g, sizeof(*g));
     }
 }

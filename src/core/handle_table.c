@@ -26,7 +26,11 @@ int uz_handle_to_int(const void *handle)
 {
     if (uz_handle_is_predefined(handle))
         return (int)(uintptr_t)handle;
+    /* Not an object, or a dead one: the value that converts back to the
+     * null handle. */
     struct uz_object *obj = (struct uz_object *)handle;
+    if (!uz_arena_holds(obj) || obj->magic == UZ_MAGIC_FREED || obj->magic == 0)
+        return -1;
     if (obj->int_handle)
         return obj->int_handle;
     pthread_mutex_lock(&table_lock);
@@ -40,7 +44,7 @@ int uz_handle_to_int(const void *handle)
             struct uz_object **n = realloc(slots, cap * sizeof(*n));
             if (!n) {
                 pthread_mutex_unlock(&table_lock);
-                return -1;      /* cannot happen in practice; -1 converts back to NULL */
+                return -1;      /* cannot happen in practice */
             }
             slots = n;
             capacity = cap;

@@ -18,7 +18,7 @@ uz_info uz_info_env = { .obj = { .magic = UZ_MAGIC_INFO, .builtin = 1, .refcount
 
 uz_info *uz_info_new(void)
 {
-    uz_info *info = calloc(1, sizeof(*info));
+    uz_info *info = uz_object_alloc(sizeof(*info));
     if (info)
         uz_object_init(&info->obj, UZ_MAGIC_INFO);
     return info;
@@ -103,8 +103,7 @@ void uz_info_free(uz_info *info)
     if (!info || info->obj.builtin)
         return;
     uz_info_clear(info);
-    uz_object_destroy(&info->obj);
-    free(info);
+    uz_object_free(info, sizeof(*info));
 }
 
 /* --------------------------------------------------- MPI procedures */

@@ -3,10 +3,13 @@
  *
  * A user handle *is* the object pointer (struct MPI_ABI_Comm is Uzura's
  * communicator).  Predefined handles are the small integers the standard ABI
- * fixes; they index per-kind tables of built-in objects.  Every object starts
- * with struct uz_object so that a handle can be validated with one load: the
- * magic names the kind, and it is cleared when the object is freed, which
- * turns most use-after-free mistakes into a clean "invalid handle" error.
+ * fixes; they index per-kind tables of built-in objects.  Every other object
+ * lives in the object arena (object_arena.c), so that any handle value can
+ * be validated safely: one outside the arena is rejected by a subtract, a
+ * rotate and a compare, and one inside is always readable.  Every object
+ * starts with struct uz_object, whose magic names the kind; it is cleared
+ * when the object is freed, which turns most use-after-free mistakes into a
+ * clean "invalid handle" error.
  */
 #ifndef UZ_CORE_OBJECT_H
 #define UZ_CORE_OBJECT_H
@@ -85,9 +88,43 @@ static inline int uz_handle_is_predefined(const void *handle)
     return (uintptr_t)handle < UZ_PREDEFINED_HANDLE_LIMIT;
 }
 
-/* A heap handle is valid when it points at an object with the right magic. */
+/* ------------------------------------------------------ the object arena */
+
+/* Objects start on this alignment inside the arena (object_arena.c). */
+enum { UZ_OBJECT_ALIGN_SHIFT = 6, UZ_OBJECT_ALIGN = 1 << UZ_OBJECT_ALIGN_SHIFT };
+
+struct uz_object_arena {
+    /* Size of the reserved range in UZ_OBJECT_ALIGN units; 0 until the
+     * first object is allocated (then every handle is rejected). */
+    _Atomic uintptr_t slots;
+    uintptr_t base;
+};
+extern struct uz_object_arena uz_object_arena;
+
+/* Could `p` be an object: an aligned address inside the arena?  Rotating
+ * the offset right by the alignment moves misaligned low bits to the top,
+ * so one unsigned compare rejects addresses below, above and between
+ * object boundaries alike.  Nothing is loaded through `p`. */
+static inline int uz_arena_holds(const void *p)
+{
+    uintptr_t slots = atomic_load_explicit(&uz_object_arena.slots, memory_order_acquire);
+    uintptr_t off = (uintptr_t)p - uz_object_arena.base;
+    uintptr_t rot = (off >> UZ_OBJECT_ALIGN_SHIFT) | (off << (sizeof(uintptr_t) * 8 - UZ_OBJECT_ALIGN_SHIFT));
+    return rot < slots;
+}
+
+/* Zeroed memory for an object of `size` bytes in the arena (NULL when
+ * out of memory); the caller initialises its header. */
+void *uz_object_alloc(size_t size);
+/* Mark the object dead (uz_object_destroy, below) and give its memory
+ * back. */
+void uz_object_free(void *obj, size_t size);
+
+/* A handle is valid when it points at an object with the right magic. */
 static inline void *uz_object_check(void *handle, uint32_t magic)
 {
+    if (UZ_UNLIKELY(!uz_arena_holds(handle)))
+        return NULL;
     struct uz_object *obj = handle;
     return obj->magic == magic ? obj : NULL;
 }

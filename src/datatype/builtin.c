@@ -188,6 +188,26 @@ static void init_one(const struct builtin_desc *d)
     uz_datatype_builtin[slot] = dt;
 }
 
+/* MPI_LB and MPI_UB, the MPI-1 bound markers (removed in MPI-3.0, kept as
+ * an extension): no data and no extent, only a sticky lower or upper bound
+ * at the displacement they are placed at (dt_create.c). */
+static void init_marker(MPI_Datatype handle, const char *name, int sticky)
+{
+    uint32_t slot = SLOT(handle);
+    uz_datatype *dt = &builtin_storage[slot];
+    uz_object_init_builtin(&dt->obj, UZ_MAGIC_DATATYPE);
+    dt->committed = 1;
+    dt->basic_kind = UZ_BASIC_NONE;
+    dt->predefined = 1;
+    dt->combiner = MPI_COMBINER_NAMED;
+    dt->align = 1;
+    dt->sticky = sticky | UZ_DT_MARKER;
+    strncpy(dt->name, name, sizeof(dt->name) - 1);
+    dt->layout = uz_dl_build(NULL, 0);
+    dt->single_run = dt->contiguous = 1;
+    uz_datatype_builtin[slot] = dt;
+}
+
 static void init_all(void)
 {
     /* Pair types refer to the basic info of their parts: those first. */
@@ -195,6 +215,8 @@ static void init_all(void)
         for (size_t i = 0; i < NDESCS; i++)
             if ((builtin_descs[i].kind == UZ_BASIC_PAIR) == pass)
                 init_one(&builtin_descs[i]);
+    init_marker(MPI_LB, "MPI_LB", UZ_DT_STICKY_LB);
+    init_marker(MPI_UB, "MPI_UB", UZ_DT_STICKY_UB);
 }
 
 void uz_datatype_init_builtins(void)

@@ -63,9 +63,18 @@ typedef struct MPI_ABI_Datatype {
     const struct MPI_ABI_Datatype *basic;
     struct uz_attr_list *attrs;
     int align;                  /* alignment for the extent's padding */
-    int sticky;                 /* lb/ub were set by MPI_Type_create_resized */
+    int sticky;                 /* UZ_DT_STICKY_*: bounds set by explicit markers */
     int large;                  /* made by a large-count (_c) constructor */
 } uz_datatype;
+
+/* Bounds that explicit markers set are sticky: they, not the data, decide
+ * the bounds of every type made from this one (MPI_Type_create_resized sets
+ * both, the MPI-1 markers MPI_LB and MPI_UB one each; dt_create.c). */
+enum {
+    UZ_DT_STICKY_LB = 1,
+    UZ_DT_STICKY_UB = 2,
+    UZ_DT_MARKER = 4,           /* MPI_LB or MPI_UB itself: only its marker counts */
+};
 
 /* Predefined handles index this table (handle value - MPI_DATATYPE_NULL). */
 enum { UZ_DATATYPE_TABLE_SIZE = 0x100 };

@@ -7,10 +7,12 @@
  * lb and ub are the lowest and highest bytes any copy of the old types
  * spans (their own lb/ub at each displacement), and the extent is padded up
  * to the largest alignment of the basic types inside (the "epsilon" of the
- * standard).  A type made by MPI_Type_create_resized carries explicit lb/ub
- * markers; once any piece has markers, only markers count and no padding
- * is added (the MPI-1 MPI_LB/MPI_UB rule, which is what resized means).
- * Pieces with no copies (count or blocklength 0) take no part.
+ * standard).  Explicit markers are sticky, each side on its own (the MPI-1
+ * rule): once any piece has a lower-bound marker only those markers decide
+ * lb, and once any has an upper-bound marker only those decide ub, with no
+ * padding.  MPI_Type_create_resized sets both markers; the MPI-1 marker
+ * types MPI_LB and MPI_UB set one each and have no other bound.  Pieces
+ * with no copies (count or blocklength 0) take no part.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,7 @@
 
 static uz_datatype *dt_alloc(void)
 {
-    uz_datatype *dt = calloc(1, sizeof(*dt));
+    uz_datatype *dt = uz_object_alloc(sizeof(*dt));
     if (dt != NULL) {
         uz_object_init(&dt->obj, UZ_MAGIC_DATATYPE);
         dt->basic_kind = UZ_BASIC_NONE;
@@ -53,9 +55,9 @@ static void set_run_flags(uz_datatype *dt)
 }
 
 struct bounds {
-    int any, sticky, data;
+    int has_lb, has_ub, has_slb, has_sub, data;
     MPI_Aint lb, ub;            /* over pieces without markers */
-    MPI_Aint slb, sub;          /* over pieces with markers */
+    MPI_Aint slb, sub;          /* over the markers */
     MPI_Aint tlb, tub;          /* true bounds */
 };
 
@@ -78,14 +80,20 @@ static int piece_span(const struct uz_dl_piece *p, int64_t *lo, int64_t *hi)
 static void bounds_add(struct bounds *bd, const uz_datatype *t, int64_t lo, int64_t hi)
 {
     MPI_Aint lb = lo + t->lb, ub = hi + t->lb + t->extent;
-    if (t->sticky) {
-        bd->slb = bd->sticky && bd->slb < lb ? bd->slb : lb;
-        bd->sub = bd->sticky && bd->sub > ub ? bd->sub : ub;
-        bd->sticky = 1;
-    } else {
-        bd->lb = bd->any && bd->lb < lb ? bd->lb : lb;
-        bd->ub = bd->any && bd->ub > ub ? bd->ub : ub;
-        bd->any = 1;
+    int marker_only = t->sticky & UZ_DT_MARKER;
+    if (t->sticky & UZ_DT_STICKY_LB) {
+        bd->slb = bd->has_slb && bd->slb < lb ? bd->slb : lb;
+        bd->has_slb = 1;
+    } else if (!marker_only) {
+        bd->lb = bd->has_lb && bd->lb < lb ? bd->lb : lb;
+        bd->has_lb = 1;
+    }
+    if (t->sticky & UZ_DT_STICKY_UB) {
+        bd->sub = bd->has_sub && bd->sub > ub ? bd->sub : ub;
+        bd->has_sub = 1;
+    } else if (!marker_only) {
+        bd->ub = bd->has_ub && bd->ub > ub ? bd->ub : ub;
+        bd->has_ub = 1;
     }
     if (t->size > 0) {
         MPI_Aint tlb = lo + t->true_lb, tub = hi + t->true_lb + t->true_extent;
@@ -93,6 +101,25 @@ static void bounds_add(struct bounds *bd, const uz_datatype *t, int64_t lo, int6
         bd->tub = bd->data && bd->tub > tub ? bd->tub : tub;
         bd->data = 1;
     }
+}
+
+/* lb and extent from the pieces' bounds.  A side with neither markers nor
+ * data (a struct of one MPI_UB) takes the other side's value. */
+static void set_bounds(uz_datatype *dt, const struct bounds *bd, int align)
+{
+    int has_lb = bd->has_slb || bd->has_lb, has_ub = bd->has_sub || bd->has_ub;
+    if (!has_lb && !has_ub)
+        return;
+    MPI_Aint lb = bd->has_slb ? bd->slb : bd->lb, ub = bd->has_sub ? bd->sub : bd->ub;
+    if (!has_lb)
+        lb = ub;
+    if (!has_ub)
+        ub = lb;
+    dt->lb = lb;
+    dt->extent = ub - lb;
+    if (!bd->has_sub && dt->extent % align)
+        dt->extent += align - dt->extent % align;
+    dt->sticky = (bd->has_slb ? UZ_DT_STICKY_LB : 0) | (bd->has_sub ? UZ_DT_STICKY_UB : 0);
 }
 
 int uz_dt_create_pieces(const struct uz_dl_piece *pieces, size_t npieces, uz_datatype **out)
@@ -125,20 +152,11 @@ int uz_dt_create_pieces(const struct uz_dl_piece *pieces, size_t npieces, uz_dat
         return no_mem();
     dt->layout = uz_dl_build(pieces, npieces);
     if (dt->layout == NULL) {
-        free(dt);
+        uz_object_free(dt, sizeof(*dt));
         return no_mem();
     }
     dt->size = size;
-    if (bd.sticky) {
-        dt->lb = bd.slb;
-        dt->extent = bd.sub - bd.slb;
-        dt->sticky = 1;
-    } else if (bd.any) {
-        dt->lb = bd.lb;
-        dt->extent = bd.ub - bd.lb;
-        if (dt->extent % align)
-            dt->extent += align - dt->extent % align;
-    }
+    set_bounds(dt, &bd, align);
     if (bd.data) {
         dt->true_lb = bd.tlb;
         dt->true_extent = bd.tub - bd.tlb;
@@ -166,13 +184,13 @@ int uz_dt_create_resized(const uz_datatype *old, MPI_Aint lb, MPI_Aint extent,
         return no_mem();
     dt->layout = uz_dl_copy(old->layout);
     if (dt->layout == NULL) {
-        free(dt);
+        uz_object_free(dt, sizeof(*dt));
         return no_mem();
     }
     dt->size = old->size;
     dt->lb = lb;
     dt->extent = extent;
-    dt->sticky = 1;
+    dt->sticky = UZ_DT_STICKY_LB | UZ_DT_STICKY_UB;
     dt->true_lb = old->true_lb;
     dt->true_extent = old->true_extent;
     dt->align = old->align;

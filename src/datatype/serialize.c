@@ -27,7 +27,7 @@ struct dt_wire {
     int64_t size, lb, extent, true_lb, true_extent;
     int32_t basic_slot;         /* predefined slot of dt->basic, or -1 */
     int32_t align;
-    uint32_t flags;             /* bit 0: sticky bounds */
+    uint32_t flags;             /* the UZ_DT_STICKY_* bits */
     uint32_t pad;
     uint64_t layout_bytes;
 };
@@ -43,7 +43,7 @@ void uz_dt_serialize(const uz_datatype *dt, void *buf)
         .magic = WIRE_MAGIC, .version = WIRE_VERSION, .size = dt->size, .lb = dt->lb,
         .extent = dt->extent, .true_lb = dt->true_lb, .true_extent = dt->true_extent,
         .basic_slot = dt->basic ? uz_datatype_builtin_slot(dt->basic) : -1,
-        .align = dt->align, .flags = dt->sticky ? 1u : 0u, .layout_bytes = dt->layout->bytes,
+        .align = dt->align, .flags = (uint32_t)dt->sticky, .layout_bytes = dt->layout->bytes,
     };
     memcpy(buf, &w, sizeof(w));
     memcpy((char *)buf + sizeof(w), dt->layout, dt->layout->bytes);
@@ -228,7 +228,7 @@ int uz_dt_deserialize(const void *buf, size_t len, uz_datatype **out)
         free(l);
         return uz_err_make(MPI_ERR_TYPE, "malformed serialized datatype layout");
     }
-    uz_datatype *dt = calloc(1, sizeof(*dt));
+    uz_datatype *dt = uz_object_alloc(sizeof(*dt));
     if (dt == NULL) {
         free(l);
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory rebuilding a datatype");
@@ -242,7 +242,7 @@ int uz_dt_deserialize(const void *buf, size_t len, uz_datatype **out)
     dt->true_extent = w.true_extent;
     dt->committed = 1;
     dt->align = w.align;
-    dt->sticky = w.flags & 1;
+    dt->sticky = (int)(w.flags & (UZ_DT_STICKY_LB | UZ_DT_STICKY_UB | UZ_DT_MARKER));
     dt->basic = w.basic_slot >= 0 ? uz_datatype_builtin[w.basic_slot] : NULL;
     dt->basic_kind = dt->basic ? dt->basic->basic_kind : UZ_BASIC_NONE;
     dt->combiner = MPI_COMBINER_NAMED;  /* never shown to a user */

@@ -64,7 +64,7 @@ static int f90_get(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *
         f = f->next;
     if (f == NULL) {
         const uz_datatype *b = uz_datatype_get(base);
-        uz_datatype *dt = calloc(1, sizeof(*dt));
+        uz_datatype *dt = uz_object_alloc(sizeof(*dt));
         f = malloc(sizeof(*f));
         if (dt != NULL && f != NULL) {
             *dt = *b;
@@ -79,9 +79,10 @@ static int f90_get(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *
             ints[0] = r;
         if (dt == NULL || f == NULL || dt->layout == NULL ||
             uz_dt_set_contents(dt, combiner, ni, ints, 0, NULL, 0, NULL, 0, NULL)) {
-            if (dt != NULL)
+            if (dt != NULL) {
                 free(dt->layout);
-            free(dt);
+                uz_object_free(dt, sizeof(*dt));
+            }
             free(f);
             f = NULL;
             err = uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a Fortran 90 datatype");

@@ -33,7 +33,7 @@ void uz_dt_release(uz_datatype *dt)
     uz_object_destroy(&dt->obj);
     uz_dt_free_contents(dt->contents);
     free(dt->layout);
-    free(dt);
+    uz_object_free(dt, sizeof(*dt));
 }
 
 int uz_mpi_Type_commit(MPI_Datatype *datatype)
@@ -65,7 +65,7 @@ int uz_mpi_Type_free(MPI_Datatype *datatype)
 
 int uz_mpi_Type_dup(uz_datatype *oldtype, MPI_Datatype *newtype)
 {
-    uz_datatype *dt = calloc(1, sizeof(*dt));
+    uz_datatype *dt = uz_object_alloc(sizeof(*dt));
     if (dt == NULL) {
         *newtype = MPI_DATATYPE_NULL;
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory duplicating a datatype");

@@ -104,7 +104,7 @@ static int matched_probe(int source, int tag, uz_comm *comm, int blocking, int *
         proc_null_status(status);
         return MPI_SUCCESS;
     }
-    uz_message *m = malloc(sizeof(*m));
+    uz_message *m = uz_object_alloc(sizeof(*m));
     if (!m)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory for a message handle");
     struct uz_unexpected *u = NULL;
@@ -112,7 +112,7 @@ static int matched_probe(int source, int tag, uz_comm *comm, int blocking, int *
     int err = uz_pt2pt_probe(source, tag, comm, comm->context_id, blocking, flag, status, 1, &u);
     uz_unlock();
     if (err || !*flag) {
-        free(m);
+        uz_object_free(m, sizeof(*m));
         *message = MPI_MESSAGE_NULL;
         return err;
     }
@@ -146,13 +146,12 @@ static int open_message(const char *fn, MPI_Message *message, struct uz_unexpect
         *message = MPI_MESSAGE_NULL;
         return MPI_SUCCESS;
     }
-    uz_message *m = uz_handle_is_predefined(*message) ? NULL : uz_object_check(*message, UZ_MAGIC_MESSAGE);
+    uz_message *m = uz_object_check(*message, UZ_MAGIC_MESSAGE);
     if (!m)
         return uz_err_raise_comm(fn, NULL, uz_err_make(MPI_ERR_REQUEST, "invalid message handle"));
     *msg = m->msg;
     *comm = m->comm;
-    uz_object_destroy(&m->obj);
-    free(m);
+    uz_object_free(m, sizeof(*m));
     *message = MPI_MESSAGE_NULL;
     return MPI_SUCCESS;
 }

@@ -29,7 +29,7 @@ uz_request *uz_request_new(enum uz_request_kind kind)
     uz_request *req = free_requests;
     if (req)
         free_requests = req->next;
-    else if (!(req = malloc(sizeof(*req))))
+    else if (!(req = uz_object_alloc(sizeof(*req))))
         return NULL;
     memset(req, 0, sizeof(*req));
     uz_object_init(&req->obj, UZ_MAGIC_REQUEST);

@@ -10,6 +10,8 @@ only known inside (a request's communicator).
 
 import re
 
+import buffer_rules
+
 # Procedures that take and return plain values: no checks, no error handler,
 # no "is MPI running" test (the standard allows them at any time).
 RAW = re.compile(
@@ -111,17 +113,19 @@ NULL_OK_PARAMS = {
 def significance_guard(proc, param):
     """A C condition under which the argument matters, or None when it
     always does.  Arguments that the standard makes significant only at the
-    root, and the send (receive) count and type when the send (receive)
-    buffer is MPI_IN_PLACE, are neither converted nor checked otherwise:
-    ranks commonly pass anything there."""
+    root, and the send (receive) count and type where the send (receive)
+    buffer may be and is MPI_IN_PLACE, are neither converted nor checked
+    otherwise: ranks commonly pass anything there.  (Where MPI_IN_PLACE is
+    not allowed, the buffer check rejects it: buffer_rules.py.)"""
     names = {p.name for p in proc.params}
     guards = []
     if param.root_only and "root" in names and "comm" in names:
         guards.append("uz_at_root(comm_obj, root)")
-    if param.name in ("sendcount", "sendtype") and "sendbuf" in names:
-        guards.append("sendbuf != MPI_IN_PLACE")
-    if param.name in ("recvcount", "recvtype") and "recvbuf" in names:
-        guards.append("recvbuf != MPI_IN_PLACE")
+    for side in ("send", "recv"):
+        if param.name in (side + "count", side + "type") and side + "buf" in names:
+            allowed = buffer_rules.in_place_allowed(proc, side + "buf")
+            if allowed:
+                guards.append(f"!({side}buf == MPI_IN_PLACE && {allowed[0]})")
     return " && ".join(guards) or None
 
 # Scalar input kinds that must not be negative, and the class of the error.

@@ -38,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fortran_api as fa  # noqa: E402
+import fortran_removed  # noqa: E402
 import fortran_rules as rules  # noqa: E402
 import mpi_api  # noqa: E402
 
@@ -719,6 +720,7 @@ def gen_mpif_h(root, procs):
         if any(is_choice(p) for p in proc.params):
             lines += mpif_interface(proc)
     lines += sizeof_interface("mpif")
+    lines += fortran_removed.mpif_interfaces()
     lines.append("      END INTERFACE")
     for ln in lines:
         if len(ln) > 72 and not ln.startswith("!"):
@@ -778,6 +780,7 @@ def gen_mpi_module(root, procs):
             continue
         lines += f90_interface(proc, proc.name.upper())
     lines += sizeof_interface("mpi")
+    lines += fortran_removed.module_interfaces()
     lines.append("      end interface")
     for proc in generic:
         lines.append(f"      interface {proc.name.upper()}")

@@ -3,12 +3,13 @@
 Loads the MPI Forum's machine-readable API (the `pympistandard` package) and
 turns each ISO C procedure, and its large-count ("_c") twin, into a small
 record: name, return type, and parameters with their kind, direction, C
-declaration and shape.  Generators for C (and later Fortran) work from these
+declaration and shape; and adds the MPI-1 procedures MPI-3.0 removed
+(REMOVED_MPI1), which Uzura keeps as extensions.  Generators for C (and later Fortran) work from these
 records, never from pympistandard directly, so errata in the data are fixed
 in one place (ERRATA below).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import List, Optional
 
 PYMPISTANDARD_VERSION = "0.2.0"
@@ -52,6 +53,7 @@ class Proc:
     small: Optional["Proc"] = None  # for a _c procedure, its int-count twin
     big: Optional["Proc"] = None    # for an int-count procedure, its _c twin
     deprecated: bool = False
+    removed_for: Optional[str] = None   # an MPI-1 procedure MPI-3.0 removed: its replacement
 
     @property
     def short(self) -> str:     # "Send", "Send_c", "T_cvar_read"
@@ -94,6 +96,38 @@ def _render(proc_name, iso) -> Proc:
     return Proc(name=iso.name, return_type=ret, return_kind=iso._parseset["return_kind"], params=params)
 
 
+# The MPI-1 procedures MPI-3.0 removed that MPICH still provides, so that old
+# programs build: (name, replacement, the replacement's parameters it keeps,
+# renamed).  The standard's data no longer has them; each is its replacement
+# with another name (and, for Type_extent/lb/ub, one of its outputs).  Their
+# arrays are declared const like the replacement's, which accepts every
+# argument the MPI-1 prototypes did.
+REMOVED_MPI1 = [
+    ("MPI_Address", "MPI_Get_address", None),
+    ("MPI_Errhandler_create", "MPI_Comm_create_errhandler", None),
+    ("MPI_Errhandler_get", "MPI_Comm_get_errhandler", None),
+    ("MPI_Errhandler_set", "MPI_Comm_set_errhandler", None),
+    ("MPI_Type_extent", "MPI_Type_get_extent", {"datatype": "datatype", "extent": "extent"}),
+    ("MPI_Type_hindexed", "MPI_Type_create_hindexed", None),
+    ("MPI_Type_hvector", "MPI_Type_create_hvector", None),
+    ("MPI_Type_lb", "MPI_Type_get_extent", {"datatype": "datatype", "lb": "displacement"}),
+    ("MPI_Type_struct", "MPI_Type_create_struct", None),
+    ("MPI_Type_ub", "MPI_Type_get_extent", {"datatype": "datatype", "extent": "displacement"}),
+]
+
+
+def _removed(name, template: Proc, keep) -> Proc:
+    params = []
+    for p in template.params:
+        if keep is not None and p.name not in keep:
+            continue
+        new = keep[p.name] if keep is not None else p.name
+        head, _, tail = p.decl.rpartition(p.name)
+        params.append(replace(p, name=new, decl=head + new + tail))
+    return Proc(name=name, return_type=template.return_type, return_kind=template.return_kind,
+                params=params, removed_for=template.name)
+
+
 def load() -> List[Proc]:
     """Every C procedure of the standard, int-count and large-count, sorted."""
     import pympistandard as std
@@ -116,5 +150,7 @@ def load() -> List[Proc]:
             big.deprecated = small.deprecated
             big.small, small.big = small, big
             procs.append(big)
+    by_name = {pr.name: pr for pr in procs}
+    procs += [_removed(name, by_name[repl], keep) for name, repl, keep in REMOVED_MPI1]
     procs.sort(key=lambda pr: pr.name)
     return procs

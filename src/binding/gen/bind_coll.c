@@ -16,23 +16,27 @@ UZ_EXPORT int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype se
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -55,23 +59,27 @@ UZ_EXPORT int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -95,28 +103,32 @@ UZ_EXPORT int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Dataty
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -140,28 +152,32 @@ UZ_EXPORT int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MP
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -184,21 +200,25 @@ UZ_EXPORT int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -221,21 +241,25 @@ UZ_EXPORT int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -259,26 +283,30 @@ UZ_EXPORT int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datat
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -302,26 +330,30 @@ UZ_EXPORT int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, M
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -354,6 +386,12 @@ UZ_EXPORT int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Allreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -384,6 +422,12 @@ UZ_EXPORT int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count cou
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Allreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -422,6 +466,12 @@ UZ_EXPORT int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Allreduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -459,6 +509,12 @@ UZ_EXPORT int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Coun
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Allreduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -480,23 +536,27 @@ UZ_EXPORT int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -519,23 +579,27 @@ UZ_EXPORT int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -559,28 +623,32 @@ UZ_EXPORT int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatyp
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -604,28 +672,32 @@ UZ_EXPORT int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -648,20 +720,22 @@ UZ_EXPORT int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const 
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -683,20 +757,22 @@ UZ_EXPORT int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[]
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -719,24 +795,26 @@ UZ_EXPORT int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], c
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -760,24 +838,26 @@ UZ_EXPORT int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcou
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -798,6 +878,10 @@ UZ_EXPORT int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const 
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -816,6 +900,10 @@ UZ_EXPORT int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -842,6 +930,10 @@ UZ_EXPORT int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], c
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -866,6 +958,10 @@ UZ_EXPORT int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcou
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -940,6 +1036,8 @@ UZ_EXPORT int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int roo
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
+    if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Bcast_c(buffer, count, datatype_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -968,6 +1066,8 @@ UZ_EXPORT int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Bcast_c(buffer, count, datatype_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1004,6 +1104,8 @@ UZ_EXPORT int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, in
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Bcast_init_c(buffer, count, datatype_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1039,6 +1141,8 @@ UZ_EXPORT int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype data
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Bcast_init_c(buffer, count, datatype_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1070,6 +1174,12 @@ UZ_EXPORT int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Dat
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Exscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1100,6 +1210,12 @@ UZ_EXPORT int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Exscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1138,6 +1254,12 @@ UZ_EXPORT int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MP
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Exscan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1175,6 +1297,12 @@ UZ_EXPORT int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count c
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Exscan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1196,25 +1324,31 @@ UZ_EXPORT int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendt
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1237,25 +1371,31 @@ UZ_EXPORT int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1279,15 +1419,15 @@ UZ_EXPORT int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype 
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
@@ -1296,13 +1436,19 @@ UZ_EXPORT int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype 
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1326,15 +1472,15 @@ UZ_EXPORT int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
@@ -1343,13 +1489,19 @@ UZ_EXPORT int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1372,23 +1524,29 @@ UZ_EXPORT int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype send
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Gatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1411,23 +1569,29 @@ UZ_EXPORT int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Gatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1451,15 +1615,15 @@ UZ_EXPORT int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
@@ -1468,11 +1632,17 @@ UZ_EXPORT int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Gatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1496,15 +1666,15 @@ UZ_EXPORT int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
@@ -1513,11 +1683,17 @@ UZ_EXPORT int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Gatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1540,25 +1716,29 @@ UZ_EXPORT int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype s
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1581,25 +1761,29 @@ UZ_EXPORT int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1622,23 +1806,27 @@ UZ_EXPORT int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype 
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Iallgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1661,23 +1849,27 @@ UZ_EXPORT int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_D
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Iallgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1712,6 +1904,12 @@ UZ_EXPORT int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Iallreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1745,6 +1943,12 @@ UZ_EXPORT int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count co
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Iallreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1766,25 +1970,29 @@ UZ_EXPORT int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype se
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1807,25 +2015,29 @@ UZ_EXPORT int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1848,21 +2060,23 @@ UZ_EXPORT int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1885,21 +2099,23 @@ UZ_EXPORT int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1922,6 +2138,10 @@ UZ_EXPORT int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1942,6 +2162,10 @@ UZ_EXPORT int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1995,6 +2219,8 @@ UZ_EXPORT int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int ro
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Ibcast_c(buffer, count, datatype_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2025,6 +2251,8 @@ UZ_EXPORT int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Ibcast_c(buffer, count, datatype_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2059,6 +2287,12 @@ UZ_EXPORT int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Iexscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2092,6 +2326,12 @@ UZ_EXPORT int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Iexscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2113,27 +2353,33 @@ UZ_EXPORT int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype send
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2156,27 +2402,33 @@ UZ_EXPORT int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2199,25 +2451,31 @@ UZ_EXPORT int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Igatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2240,25 +2498,31 @@ UZ_EXPORT int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (uz_at_root(comm_obj, root) && recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Igatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2295,6 +2559,12 @@ UZ_EXPORT int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Ireduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2330,6 +2600,12 @@ UZ_EXPORT int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Ireduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2361,6 +2637,12 @@ UZ_EXPORT int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2390,9 +2672,15 @@ UZ_EXPORT int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, recvcount, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2423,9 +2711,15 @@ UZ_EXPORT int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, M
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, recvcount, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2457,6 +2751,12 @@ UZ_EXPORT int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const M
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max_c(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2491,6 +2791,12 @@ UZ_EXPORT int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Data
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Iscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2524,6 +2830,12 @@ UZ_EXPORT int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, 
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Iscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2545,27 +2857,33 @@ UZ_EXPORT int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sen
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2588,27 +2906,33 @@ UZ_EXPORT int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2631,25 +2955,31 @@ UZ_EXPORT int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const 
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Iscatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2672,25 +3002,31 @@ UZ_EXPORT int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[]
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Iscatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2821,6 +3157,12 @@ UZ_EXPORT int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Reduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2853,6 +3195,12 @@ UZ_EXPORT int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Reduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -2893,6 +3241,12 @@ UZ_EXPORT int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MP
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Reduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2932,6 +3286,12 @@ UZ_EXPORT int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count c
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Reduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2959,6 +3319,12 @@ UZ_EXPORT int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MP
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(inbuf, count, datatype_obj, "inbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(inoutbuf, count, datatype_obj, "inoutbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_alias(inbuf, inoutbuf, count, "inbuf", "inoutbuf")))
+        goto fail;
     uz_rc = uz_mpi_Reduce_local_c(inbuf, inoutbuf, count, datatype_obj, op_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -2985,6 +3351,12 @@ UZ_EXPORT int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count c
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(inbuf, count, datatype_obj, "inbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(inoutbuf, count, datatype_obj, "inoutbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_alias(inbuf, inoutbuf, count, "inbuf", "inoutbuf")))
         goto fail;
     uz_rc = uz_mpi_Reduce_local_c(inbuf, inoutbuf, count, datatype_obj, op_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3015,6 +3387,12 @@ UZ_EXPORT int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int 
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -3044,7 +3422,13 @@ UZ_EXPORT int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int 
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, recvcount, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3075,7 +3459,13 @@ UZ_EXPORT int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MP
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, recvcount, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3110,9 +3500,15 @@ UZ_EXPORT int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, recvcount, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3147,9 +3543,15 @@ UZ_EXPORT int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbu
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, recvcount, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3179,6 +3581,12 @@ UZ_EXPORT int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MP
         goto fail;
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max_c(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3215,6 +3623,12 @@ UZ_EXPORT int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -3250,6 +3664,12 @@ UZ_EXPORT int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, con
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer_vw(sendbuf, comm_obj->size, recvcounts, sizeof(*recvcounts), NULL, 0, datatype_obj, NULL, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcounts[comm_obj->rank], datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max_c(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -3281,6 +3701,12 @@ UZ_EXPORT int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Scan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -3311,6 +3737,12 @@ UZ_EXPORT int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, M
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Scan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3349,6 +3781,12 @@ UZ_EXPORT int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Scan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -3386,6 +3824,12 @@ UZ_EXPORT int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count cou
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = !(sendbuf == MPI_IN_PLACE && !comm_obj->is_inter) ? uz_check_buffer(sendbuf, count, datatype_obj, "sendbuf", " on an intercommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, count, datatype_obj, "recvbuf", NULL)))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
+        goto fail;
     uz_rc = uz_mpi_Scan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -3407,25 +3851,31 @@ UZ_EXPORT int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype send
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3448,25 +3898,31 @@ UZ_EXPORT int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3490,15 +3946,15 @@ UZ_EXPORT int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
@@ -3507,13 +3963,19 @@ UZ_EXPORT int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3537,15 +3999,15 @@ UZ_EXPORT int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
@@ -3554,13 +4016,19 @@ UZ_EXPORT int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3583,23 +4051,29 @@ UZ_EXPORT int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const i
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Scatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3622,23 +4096,29 @@ UZ_EXPORT int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
             goto fail;
     }
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (root != MPI_ROOT) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Scatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3662,15 +4142,15 @@ UZ_EXPORT int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], co
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
@@ -3679,11 +4159,17 @@ UZ_EXPORT int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], co
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Scatterv_init(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -3707,15 +4193,15 @@ UZ_EXPORT int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcoun
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (uz_at_root(comm_obj, root) && sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
+    sendtype_obj = uz_datatype_get(sendtype);
+    if (uz_at_root(comm_obj, root)) {
         if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
             goto fail;
     }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
+    recvtype_obj = uz_datatype_get(recvtype);
+    if (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) {
         if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
             goto fail;
         if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
@@ -3724,11 +4210,17 @@ UZ_EXPORT int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcoun
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = !(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root) ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) ? uz_check_buffer_vw(sendbuf, uz_coll_peers(comm_obj), sendcounts, sizeof(*sendcounts), displs, sizeof(*displs), sendtype_obj, NULL, "sendbuf", NULL) : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = (root != MPI_PROC_NULL) && (uz_at_root(comm_obj, root)) && (!(recvbuf == MPI_IN_PLACE && !comm_obj->is_inter && comm_obj->rank == root)) ? uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", " except at the root of an intracommunicator") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
     uz_rc = uz_mpi_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {

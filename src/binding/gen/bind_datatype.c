@@ -247,6 +247,8 @@ UZ_EXPORT int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, v
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, &position_wide, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *position = uz_count_to_int(position_wide);
@@ -279,6 +281,8 @@ UZ_EXPORT int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype dat
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, position, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -302,6 +306,8 @@ UZ_EXPORT int PMPI_Pack_external(const char datarep[], const void *inbuf, int in
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Pack_external(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -324,6 +330,8 @@ UZ_EXPORT int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_
     if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Pack_external_c(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -977,6 +985,27 @@ fail:
 }
 UZ_EXPORT int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_dup")));
 
+UZ_EXPORT int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+    static const char uz_fn[] = "MPI_Type_extent";
+    int uz_rc;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(extent, "extent")))
+        goto fail;
+    uz_rc = uz_mpi_Type_extent(datatype_obj, extent);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
+}
+UZ_EXPORT int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent) __attribute__((weak, alias("PMPI_Type_extent")));
+
 UZ_EXPORT MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype)
 {
     return uz_mpi_Type_f2c(datatype);
@@ -1324,6 +1353,54 @@ fail:
 }
 UZ_EXPORT int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type) __attribute__((weak, alias("PMPI_Type_get_value_index")));
 
+UZ_EXPORT int PMPI_Type_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char uz_fn[] = "MPI_Type_hindexed";
+    int uz_rc;
+    uz_datatype *oldtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
+}
+UZ_EXPORT int MPI_Type_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_hindexed")));
+
+UZ_EXPORT int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char uz_fn[] = "MPI_Type_hvector";
+    int uz_rc;
+    uz_datatype *oldtype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    oldtype_obj = uz_datatype_get(oldtype);
+    if ((uz_rc = uz_check_handle(oldtype_obj, MPI_ERR_TYPE, "oldtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(blocklength, "blocklength")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_hvector(count, blocklength, stride, oldtype_obj, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
+}
+UZ_EXPORT int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_hvector")));
+
 UZ_EXPORT int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char uz_fn[] = "MPI_Type_indexed";
@@ -1369,6 +1446,27 @@ fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_indexed_c")));
+
+UZ_EXPORT int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    static const char uz_fn[] = "MPI_Type_lb";
+    int uz_rc;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(displacement, "displacement")))
+        goto fail;
+    uz_rc = uz_mpi_Type_lb(datatype_obj, displacement);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
+}
+UZ_EXPORT int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement) __attribute__((weak, alias("PMPI_Type_lb")));
 
 UZ_EXPORT int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
@@ -1492,11 +1590,51 @@ fail:
 }
 UZ_EXPORT int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) __attribute__((weak, alias("PMPI_Type_size_x")));
 
+UZ_EXPORT int PMPI_Type_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    static const char uz_fn[] = "MPI_Type_struct";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newtype, "newtype")))
+        goto fail;
+    uz_rc = uz_mpi_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
+}
+UZ_EXPORT int MPI_Type_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype) __attribute__((weak, alias("PMPI_Type_struct")));
+
 UZ_EXPORT int PMPI_Type_toint(MPI_Datatype datatype)
 {
     return uz_mpi_Type_toint(datatype);
 }
 UZ_EXPORT int MPI_Type_toint(MPI_Datatype datatype) __attribute__((weak, alias("PMPI_Type_toint")));
+
+UZ_EXPORT int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    static const char uz_fn[] = "MPI_Type_ub";
+    int uz_rc;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(displacement, "displacement")))
+        goto fail;
+    uz_rc = uz_mpi_Type_ub(datatype_obj, displacement);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
+}
+UZ_EXPORT int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement) __attribute__((weak, alias("PMPI_Type_ub")));
 
 UZ_EXPORT int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -1569,6 +1707,8 @@ UZ_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *ou
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Unpack_c(inbuf, insize, &position_wide, outbuf, outcount, datatype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *position = uz_count_to_int(position_wide);
@@ -1599,6 +1739,8 @@ UZ_EXPORT int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *posi
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1622,6 +1764,8 @@ UZ_EXPORT int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
         goto fail;
+    if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1644,6 +1788,8 @@ UZ_EXPORT int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MP
     if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_pointer(position, "position")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {

@@ -4,6 +4,23 @@
 #include "binding/binding.h"
 #include "uz_mpi_impl.h"
 
+UZ_EXPORT int PMPI_Address(const void *location, MPI_Aint *address)
+{
+    static const char uz_fn[] = "MPI_Address";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(address, "address")))
+        goto fail;
+    uz_rc = uz_mpi_Address(location, address);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
+}
+UZ_EXPORT int MPI_Address(const void *location, MPI_Aint *address) __attribute__((weak, alias("PMPI_Address")));
+
 UZ_EXPORT MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     return uz_mpi_Aint_add(base, disp);

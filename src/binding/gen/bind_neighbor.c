@@ -16,25 +16,25 @@ UZ_EXPORT int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_D
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -57,25 +57,25 @@ UZ_EXPORT int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcoun
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -98,23 +98,23 @@ UZ_EXPORT int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -137,23 +137,23 @@ UZ_EXPORT int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcou
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -176,25 +176,25 @@ UZ_EXPORT int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Da
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -217,25 +217,25 @@ UZ_EXPORT int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -258,21 +258,21 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -295,21 +295,21 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count se
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -332,6 +332,10 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -352,6 +356,10 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count se
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -374,23 +382,23 @@ UZ_EXPORT int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Da
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -413,23 +421,23 @@ UZ_EXPORT int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -453,28 +461,28 @@ UZ_EXPORT int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, M
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -498,28 +506,28 @@ UZ_EXPORT int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count send
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -542,21 +550,21 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_D
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -579,21 +587,21 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcoun
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -617,26 +625,26 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, 
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -660,26 +668,26 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sen
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -702,23 +710,23 @@ UZ_EXPORT int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dat
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -741,23 +749,23 @@ UZ_EXPORT int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
+        goto fail;
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -781,28 +789,28 @@ UZ_EXPORT int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MP
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -826,28 +834,28 @@ UZ_EXPORT int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendc
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -870,20 +878,20 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -905,20 +913,20 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sen
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -941,24 +949,24 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendco
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -982,24 +990,24 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Coun
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
+        goto fail;
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), sendtype_obj, NULL, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1020,6 +1028,10 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1038,6 +1050,10 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sen
         return uz_err_not_running(uz_fn);
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1064,6 +1080,10 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendco
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
+        goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
@@ -1088,6 +1108,10 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Coun
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(sendbuf, uz_neighbor_degree(comm_obj, 1), sendcounts, sizeof(*sendcounts), sdispls, sizeof(*sdispls), NULL, sendtypes, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {

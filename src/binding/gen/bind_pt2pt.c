@@ -16,15 +16,15 @@ UZ_EXPORT int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -47,15 +47,15 @@ UZ_EXPORT int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -78,9 +78,7 @@ UZ_EXPORT int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -89,6 +87,8 @@ UZ_EXPORT int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -111,9 +111,7 @@ UZ_EXPORT int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -122,6 +120,8 @@ UZ_EXPORT int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -279,9 +279,7 @@ UZ_EXPORT int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -290,6 +288,8 @@ UZ_EXPORT int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -312,9 +312,7 @@ UZ_EXPORT int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -323,6 +321,8 @@ UZ_EXPORT int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -368,15 +368,15 @@ UZ_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
     return uz_rc;
@@ -393,15 +393,15 @@ UZ_EXPORT int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, M
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
     return uz_rc;
@@ -447,9 +447,7 @@ UZ_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -458,6 +456,8 @@ UZ_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -480,9 +480,7 @@ UZ_EXPORT int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -491,6 +489,8 @@ UZ_EXPORT int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -513,9 +513,7 @@ UZ_EXPORT int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -524,6 +522,8 @@ UZ_EXPORT int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -546,9 +546,7 @@ UZ_EXPORT int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -557,6 +555,8 @@ UZ_EXPORT int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -579,9 +579,7 @@ UZ_EXPORT int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -590,6 +588,8 @@ UZ_EXPORT int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -612,9 +612,7 @@ UZ_EXPORT int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -623,6 +621,8 @@ UZ_EXPORT int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -645,33 +645,29 @@ UZ_EXPORT int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_transfer_type(&sendtype_obj, sendcount, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_transfer_type(&recvtype_obj, recvcount, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -694,33 +690,29 @@ UZ_EXPORT int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_transfer_type(&sendtype_obj, sendcount, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_transfer_type(&recvtype_obj, recvcount, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -743,9 +735,7 @@ UZ_EXPORT int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -758,6 +748,8 @@ UZ_EXPORT int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -780,9 +772,7 @@ UZ_EXPORT int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -795,6 +785,8 @@ UZ_EXPORT int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype 
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -817,9 +809,7 @@ UZ_EXPORT int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -828,6 +818,8 @@ UZ_EXPORT int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -850,9 +842,7 @@ UZ_EXPORT int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -861,6 +851,8 @@ UZ_EXPORT int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datat
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -904,13 +896,13 @@ UZ_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messag
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
     return uz_rc;
@@ -927,13 +919,13 @@ UZ_EXPORT int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MP
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
     return uz_rc;
@@ -1013,15 +1005,15 @@ UZ_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1044,15 +1036,15 @@ UZ_EXPORT int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1075,9 +1067,7 @@ UZ_EXPORT int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int so
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -1086,6 +1076,8 @@ UZ_EXPORT int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int so
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1108,9 +1100,7 @@ UZ_EXPORT int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -1119,6 +1109,8 @@ UZ_EXPORT int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1248,15 +1240,15 @@ UZ_EXPORT int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1279,15 +1271,15 @@ UZ_EXPORT int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1310,9 +1302,7 @@ UZ_EXPORT int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -1321,6 +1311,8 @@ UZ_EXPORT int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1343,9 +1335,7 @@ UZ_EXPORT int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -1354,6 +1344,8 @@ UZ_EXPORT int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1376,15 +1368,15 @@ UZ_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1407,15 +1399,15 @@ UZ_EXPORT int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatyp
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1438,9 +1430,7 @@ UZ_EXPORT int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -1449,6 +1439,8 @@ UZ_EXPORT int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, 
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1471,9 +1463,7 @@ UZ_EXPORT int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype da
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -1482,6 +1472,8 @@ UZ_EXPORT int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype da
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1504,31 +1496,27 @@ UZ_EXPORT int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sen
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_transfer_type(&sendtype_obj, sendcount, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_transfer_type(&recvtype_obj, recvcount, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1551,31 +1539,27 @@ UZ_EXPORT int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if (sendbuf != MPI_IN_PLACE) {
-        sendtype_obj = uz_datatype_get(sendtype);
-        if ((uz_rc = uz_check_handle(sendtype_obj, MPI_ERR_TYPE, "sendtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(sendtype_obj, "sendtype")))
-            goto fail;
-    }
-    if (recvbuf != MPI_IN_PLACE) {
-        recvtype_obj = uz_datatype_get(recvtype);
-        if ((uz_rc = uz_check_handle(recvtype_obj, MPI_ERR_TYPE, "recvtype", "datatype")))
-            goto fail;
-        if ((uz_rc = uz_check_committed(recvtype_obj, "recvtype")))
-            goto fail;
-    }
-    if ((uz_rc = sendbuf != MPI_IN_PLACE ? uz_check_count(sendcount, "sendcount") : MPI_SUCCESS))
+    sendtype_obj = uz_datatype_get(sendtype);
+    if ((uz_rc = uz_check_transfer_type(&sendtype_obj, sendcount, "sendtype")))
+        goto fail;
+    recvtype_obj = uz_datatype_get(recvtype);
+    if ((uz_rc = uz_check_transfer_type(&recvtype_obj, recvcount, "recvtype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(sendcount, "sendcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(sendtag, "sendtag", 0)))
         goto fail;
-    if ((uz_rc = recvbuf != MPI_IN_PLACE ? uz_check_count(recvcount, "recvcount") : MPI_SUCCESS))
+    if ((uz_rc = uz_check_count(recvcount, "recvcount")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(sendbuf, sendcount, sendtype_obj, "sendbuf", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1598,9 +1582,7 @@ UZ_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -1611,6 +1593,8 @@ UZ_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1633,9 +1617,7 @@ UZ_EXPORT int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -1646,6 +1628,8 @@ UZ_EXPORT int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 1)))
         goto fail;
     if ((uz_rc = uz_check_tag(recvtag, "recvtag", 1)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1668,15 +1652,15 @@ UZ_EXPORT int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int 
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1699,15 +1683,15 @@ UZ_EXPORT int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
     if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1730,9 +1714,7 @@ UZ_EXPORT int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -1741,6 +1723,8 @@ UZ_EXPORT int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
@@ -1763,9 +1747,7 @@ UZ_EXPORT int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
     datatype_obj = uz_datatype_get(datatype);
-    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
-        goto fail;
-    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
         goto fail;
     if ((uz_rc = uz_check_count(count, "count")))
         goto fail;
@@ -1774,6 +1756,8 @@ UZ_EXPORT int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
     if ((uz_rc = uz_check_tag(tag, "tag", 0)))
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
     uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {

@@ -162,6 +162,23 @@ UZ_EXPORT MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler)
 }
 UZ_EXPORT MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler) __attribute__((weak, alias("PMPI_Errhandler_c2f")));
 
+UZ_EXPORT int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    static const char uz_fn[] = "MPI_Errhandler_create";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
+        goto fail;
+    uz_rc = uz_mpi_Errhandler_create(comm_errhandler_fn, errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
+}
+UZ_EXPORT int MPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Errhandler_create")));
+
 UZ_EXPORT MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler)
 {
     return uz_mpi_Errhandler_f2c(errhandler);
@@ -188,6 +205,50 @@ UZ_EXPORT MPI_Errhandler PMPI_Errhandler_fromint(int errhandler)
     return uz_mpi_Errhandler_fromint(errhandler);
 }
 UZ_EXPORT MPI_Errhandler MPI_Errhandler_fromint(int errhandler) __attribute__((weak, alias("PMPI_Errhandler_fromint")));
+
+UZ_EXPORT int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    static const char uz_fn[] = "MPI_Errhandler_get";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
+        goto fail;
+    uz_rc = uz_mpi_Errhandler_get(comm_obj, errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
+}
+UZ_EXPORT int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Errhandler_get")));
+
+UZ_EXPORT int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    static const char uz_fn[] = "MPI_Errhandler_set";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_errhandler *errhandler_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    errhandler_obj = uz_errhandler_get(errhandler);
+    if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
+        goto fail;
+    uz_rc = uz_mpi_Errhandler_set(comm_obj, errhandler_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
+}
+UZ_EXPORT int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) __attribute__((weak, alias("PMPI_Errhandler_set")));
 
 UZ_EXPORT int PMPI_Errhandler_toint(MPI_Errhandler errhandler)
 {

@@ -19,6 +19,8 @@ int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Dataty
 int MPI_Add_error_class(int *errorclass);
 int MPI_Add_error_code(int errorclass, int *errorcode);
 int MPI_Add_error_string(int errorcode, const char *string);
+int MPI_Address(const void *location, MPI_Aint *address)
+    UZURA_REMOVED("MPI_Address was removed in MPI-3.0; use MPI_Get_address");
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
@@ -129,9 +131,15 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree, int destinations[], int *destweights);
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
 MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+int MPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
+    UZURA_REMOVED("MPI_Errhandler_create was removed in MPI-3.0; use MPI_Comm_create_errhandler");
 MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
 int MPI_Errhandler_free(MPI_Errhandler *errhandler);
 MPI_Errhandler MPI_Errhandler_fromint(int errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+    UZURA_REMOVED("MPI_Errhandler_get was removed in MPI-3.0; use MPI_Comm_get_errhandler");
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+    UZURA_REMOVED("MPI_Errhandler_set was removed in MPI-3.0; use MPI_Comm_set_errhandler");
 int MPI_Errhandler_toint(MPI_Errhandler errhandler);
 int MPI_Error_class(int errorcode, int *errorclass);
 int MPI_Error_string(int errorcode, char *string, int *resultlen);
@@ -613,6 +621,8 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+    UZURA_REMOVED("MPI_Type_extent was removed in MPI-3.0; use MPI_Type_get_extent");
 MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
 int MPI_Type_free(MPI_Datatype *datatype);
 int MPI_Type_free_keyval(int *type_keyval);
@@ -630,15 +640,25 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type);
+int MPI_Type_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+    UZURA_REMOVED("MPI_Type_hindexed was removed in MPI-3.0; use MPI_Type_create_hindexed");
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+    UZURA_REMOVED("MPI_Type_hvector was removed in MPI-3.0; use MPI_Type_create_hvector");
 int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+    UZURA_REMOVED("MPI_Type_lb was removed in MPI-3.0; use MPI_Type_get_extent");
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int MPI_Type_size(MPI_Datatype datatype, int *size);
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size);
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+    UZURA_REMOVED("MPI_Type_struct was removed in MPI-3.0; use MPI_Type_create_struct");
 int MPI_Type_toint(MPI_Datatype datatype);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+    UZURA_REMOVED("MPI_Type_ub was removed in MPI-3.0; use MPI_Type_get_extent");
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm);
@@ -711,6 +731,8 @@ int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datat
 int PMPI_Add_error_class(int *errorclass);
 int PMPI_Add_error_code(int errorclass, int *errorcode);
 int PMPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Address(const void *location, MPI_Aint *address)
+    UZURA_REMOVED("MPI_Address was removed in MPI-3.0; use MPI_Get_address");
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
@@ -821,9 +843,15 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree, int destinations[], int *destweights);
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
 MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler);
+int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler)
+    UZURA_REMOVED("MPI_Errhandler_create was removed in MPI-3.0; use MPI_Comm_create_errhandler");
 MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler);
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler);
 MPI_Errhandler PMPI_Errhandler_fromint(int errhandler);
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+    UZURA_REMOVED("MPI_Errhandler_get was removed in MPI-3.0; use MPI_Comm_get_errhandler");
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+    UZURA_REMOVED("MPI_Errhandler_set was removed in MPI-3.0; use MPI_Comm_set_errhandler");
 int PMPI_Errhandler_toint(MPI_Errhandler errhandler);
 int PMPI_Error_class(int errorcode, int *errorclass);
 int PMPI_Error_string(int errorcode, char *string, int *resultlen);
@@ -1305,6 +1333,8 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+    UZURA_REMOVED("MPI_Type_extent was removed in MPI-3.0; use MPI_Type_get_extent");
 MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
 int PMPI_Type_free(MPI_Datatype *datatype);
 int PMPI_Type_free_keyval(int *type_keyval);
@@ -1322,15 +1352,25 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type);
+int PMPI_Type_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+    UZURA_REMOVED("MPI_Type_hindexed was removed in MPI-3.0; use MPI_Type_create_hindexed");
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+    UZURA_REMOVED("MPI_Type_hvector was removed in MPI-3.0; use MPI_Type_create_hvector");
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+    UZURA_REMOVED("MPI_Type_lb was removed in MPI-3.0; use MPI_Type_get_extent");
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
 int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int PMPI_Type_size(MPI_Datatype datatype, int *size);
 int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size);
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int PMPI_Type_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+    UZURA_REMOVED("MPI_Type_struct was removed in MPI-3.0; use MPI_Type_create_struct");
 int PMPI_Type_toint(MPI_Datatype datatype);
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+    UZURA_REMOVED("MPI_Type_ub was removed in MPI-3.0; use MPI_Type_get_extent");
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm);
