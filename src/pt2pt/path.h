@@ -51,6 +51,16 @@ static inline int uz_path_send(const struct uz_peer *p, const void *hdr, size_t 
     return p->send(p->addr, hdr, hdr_len, payload);
 }
 
+/* One-copy put/get of byte runs with world rank `world` (path_rma.c), for
+ * one-sided operations: `remote` are addresses in the peer's memory.
+ * Through the transport's put/get where it has them and they work here;
+ * otherwise -ENOTSUP, and the caller carries the bytes in records instead.
+ * Else as uz_transport_ops.put. */
+int uz_path_put(int world, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote,
+                struct uz_rma_completion *comp);
+int uz_path_get(int world, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote,
+                struct uz_rma_completion *comp);
+
 /* The transport reaching a peer (NULL when none does). */
 static inline const struct uz_transport_ops *uz_path_ops(const struct uz_peer *p)
 {
