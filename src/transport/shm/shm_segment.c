@@ -122,7 +122,7 @@ static void probe_cma(void)
 static uint64_t cma_probe_word;
 
 /* How large messages between this host's ranks travel, and why: one
- * sentence for UZURA_VERBOSE (uz_shm_large_message_path). */
+ * sentence for UZURA_VERBOSE (uz_shm_describe). */
 static char cma_decision[512];
 
 /* The first local rank whose probe failed, or -1. */
