@@ -280,12 +280,14 @@ static void find_headers(const struct udp_in *in, int n, const struct udp_wire *
         hw[i] = NULL;
         if (in[i].len < sizeof(struct udp_wire))
             continue;
-        if (!udp_wire_at_start(in[i].buf, in[i].len)) {
+        if (!udp_wire_at_start(in[i].buf, in[i].len))
             at += in[i].len - sizeof(struct udp_wire);
-            if ((uintptr_t)at % _Alignof(struct udp_wire)) {
-                memcpy(&aligned[i], at, sizeof(aligned[i]));
-                at = (const unsigned char *)&aligned[i];
-            }
+        /* A trailer, or a header at the start of a segment that GRO packed
+         * behind others of a size that is no multiple of 8 (a 1500-byte
+         * path gives 1372-byte datagrams), may be misaligned. */
+        if ((uintptr_t)at % _Alignof(struct udp_wire)) {
+            memcpy(&aligned[i], at, sizeof(aligned[i]));
+            at = (const unsigned char *)&aligned[i];
         }
         hw[i] = w[k++] = (const struct udp_wire *)at;
     }
