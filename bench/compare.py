@@ -6,6 +6,8 @@ with Uzura's ratio to the best peer.
   bench/compare.py p2p latency 0 4096 [--np 2] [--rounds 3]
   bench/compare.py p2p bw 1024 16777216
   bench/compare.py pack_bench ...          (any program in bench/)
+  bench/compare.py p2p latency 0 65536 --also old=/tmp/old/build --only uzura,old
+                                           (this build against another Uzura build)
 
 The peers come from tools/peers/install.sh (MPICH and Open MPI from PyPI,
 each in its own venv).  Each program is built from bench/<name>.c with each
@@ -36,16 +38,20 @@ PEERS = Path(os.environ.get("UZURA_PEERS_DIR", Path.home() / ".cache/uzura/peers
 LOWER_IS_BETTER = {"latency", "time", "barrier", "lat", "memory"}
 
 
-def implementations(build):
+def uzura_build(build):
     uz_mpicc = build / "bin" / "mpicc"
+    return {
+        "cc": [str(uz_mpicc)] if uz_mpicc.exists() else
+              ["gcc", f"-I{ROOT}/include", f"-I{ROOT}/src/binding/gen", f"-L{build}/lib",
+               f"-Wl,-rpath,{build}/lib", "-lmpi_abi"],
+        "run": [str(build / "bin" / "mpiexec"), "-n", "{np}"],
+        "env": {},
+    }
+
+
+def implementations(build, also):
     impls = {
-        "uzura": {
-            "cc": [str(uz_mpicc)] if uz_mpicc.exists() else
-                  ["gcc", f"-I{ROOT}/include", f"-I{ROOT}/src/binding/gen", f"-L{build}/lib",
-                   f"-Wl,-rpath,{build}/lib", "-lmpi_abi"],
-            "run": [str(build / "bin" / "mpiexec"), "-n", "{np}"],
-            "env": {},
-        },
+        "uzura": uzura_build(build),
         "mpich": {
             "cc": [str(PEERS / "mpich/bin/mpicc")],
             "run": [str(PEERS / "mpich/bin/mpiexec"), "-n", "{np}"],
@@ -58,6 +64,8 @@ def implementations(build):
             "env": {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"},
         },
     }
+    for name, other in also:
+        impls[name] = uzura_build(Path(other))
     return {k: v for k, v in impls.items() if k == "uzura" or Path(v["cc"][0]).exists()}
 
 
@@ -94,10 +102,12 @@ def main():
                     + ", ".join(sorted(LOWER_IS_BETTER)))
     ap.add_argument("--only", default=None, help="comma-separated implementations to run")
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for Uzura's runs")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=BUILD",
+                    help="another Uzura build directory to run as implementation NAME (e.g. the old library)")
     args, passthrough = ap.parse_known_args()
     prog_args = args.args + passthrough
     build = Path(args.build)
-    impls = implementations(build)
+    impls = implementations(build, [a.split("=", 1) for a in args.also])
     if args.only:
         impls = {k: v for k, v in impls.items() if k in args.only.split(",")}
     unit = args.unit or (prog_args[0] if prog_args else args.program)
@@ -112,7 +122,7 @@ def main():
             for k in names[rnd % len(names):] + names[:rnd % len(names)]:
                 v = impls[k]
                 env = dict(os.environ, **v["env"])
-                if k == "uzura":
+                if k == "uzura" or k in dict(a.split("=", 1) for a in args.also):
                     env.update(dict(e.split("=", 1) for e in args.env))
                 cmd = [a.format(np=args.np) for a in v["run"]] + [str(exes[k])] + prog_args
                 out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)

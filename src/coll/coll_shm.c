@@ -2,8 +2,8 @@
  * coll_shm.c — collectives through a shared area (coll_shm.h).
  *
  * When every rank of a communicator is on this host, its first collective
- * that wants shared memory creates an area the ranks map (transport/shm/
- * shm_coll.h), in two lanes:
+ * that wants shared memory creates an area the ranks map (the host
+ * transport's collective offload, pt2pt/host_offload.h), in two lanes:
  *
  *   header | small lane: 16 phases of p+1 slots of 4 KiB
  *          | large lane:  2 phases of p+1 slots of UZURA_COLL_SHM_SLOT
@@ -27,7 +27,7 @@
  * releases; non-roots of a reduction or gather leave after arriving.
  *
  * Waiting is coll_wait.c's: brief polling, yielding, then sleep on the
- * transport's doorbell.  The releaser rings only the doorbells of ranks
+ * host transport's doorbell.  The releaser rings only the doorbells of ranks
  * that sleep, and looks only when the area's sleeper count says some do.
  */
 #include <sched.h>
@@ -43,12 +43,9 @@
 #include "coll/coll_tune.h"
 #include "coll/coll_wait.h"
 #include "core/runtime.h"
+#include "pt2pt/host_offload.h"
 #include "pt2pt/lock.h"
 #include "pt2pt/pt2pt.h"
-#include "transport/shm/shm.h"
-#include "transport/shm/shm_coll.h"
-
-extern int uz_shm_active;       /* pt2pt/progress.c: the shm transport is up */
 
 enum { LINE = 64, MIN_SLOT = 8192, MAX_SLOT = 1 << 20 };
 enum { SMALL_PHASES = 16, SMALL_SLOT = 4096, LARGE_PHASES = 2 };
@@ -81,6 +78,7 @@ struct lane {
 };
 
 struct uz_coll_shm {
+    const struct uz_coll_offload *off;  /* the host transport's */
     unsigned char *base;
     size_t bytes;
     int p, me;
@@ -103,15 +101,9 @@ static size_t slot_size(void)
 
 static int all_local(uz_comm *comm, int *locals)
 {
-    for (int i = 0; i < comm->size; i++) {
-        struct uz_peer *peer = &uz_peers[uz_group_world_rank(comm->local_group, i)];
-        if (peer->path == UZ_PATH_SELF)
-            locals[i] = uz_rt.local_rank;
-        else if (peer->path == UZ_PATH_SHM)
-            locals[i] = peer->local;
-        else
+    for (int i = 0; i < comm->size; i++)
+        if ((locals[i] = uz_pt2pt_host_index(uz_group_world_rank(comm->local_group, i))) < 0)
             return 0;
-    }
     return 1;
 }
 
@@ -126,7 +118,8 @@ static struct uz_coll_shm *setup(uz_comm *comm)
 {
     static unsigned areas_made;
     int p = comm->size, me = comm->rank, err = MPI_SUCCESS;
-    if (p < 2 || comm->is_inter || !uz_shm_active)
+    const struct uz_coll_offload *off = uz_pt2pt_host_offload();
+    if (p < 2 || comm->is_inter || !off)
         return NULL;
     struct uz_coll_shm *sh = calloc(1, sizeof(*sh));
     int *locals = malloc(sizeof(int) * p);
@@ -136,6 +129,7 @@ static struct uz_coll_shm *setup(uz_comm *comm)
         free(locals);
         return NULL;
     }
+    sh->off = off;
     sh->p = p;
     sh->me = me;
     sh->locals = locals;
@@ -155,7 +149,7 @@ static struct uz_coll_shm *setup(uz_comm *comm)
     struct setup_msg msg = { 0 };
     if (me == 0) {
         snprintf(msg.tag, sizeof(msg.tag), "%d-%u", uz_rt.world_rank, areas_made++);
-        sh->base = uz_shm_coll_map(msg.tag, sh->bytes, 1, &err);
+        sh->base = off->area_map(msg.tag, sh->bytes, 1, &err);
         msg.ok = sh->base != NULL;
     }
     struct uz_sched *s;
@@ -164,13 +158,13 @@ static struct uz_coll_shm *setup(uz_comm *comm)
     if (!(err = uz_sched_blocking(comm, &s)) && !(err = uz_build_bcast(s, &msg, sizeof(msg), byte, 0)))
         err = uz_sched_run(s);
     if (!err && me != 0 && msg.ok)
-        sh->base = uz_shm_coll_map(msg.tag, sh->bytes, 0, &err);
+        sh->base = off->area_map(msg.tag, sh->bytes, 0, &err);
     ok = !err && sh->base != NULL;
     if (!(err = uz_sched_blocking(comm, &s)) &&
         !(err = uz_build_allreduce(s, &ok, &all, 1, uz_datatype_get(MPI_INT), uz_op_get(MPI_MIN))))
         err = uz_sched_run(s);
     if (me == 0 && msg.ok)
-        uz_shm_coll_unlink(msg.tag);
+        off->area_unlink(msg.tag);
     if (err || !all) {
         if (uz_config.verbose && me == 0)
             fprintf(stderr, "Uzura: shared-memory collectives unavailable on a communicator of %d ranks; "
@@ -196,7 +190,8 @@ void uz_coll_shm_free(struct uz_coll_shm *sh)
 {
     if (!sh)
         return;
-    uz_shm_coll_unmap(sh->base, sh->bytes);
+    if (sh->base)
+        sh->off->area_unmap(sh->base, sh->bytes);
     free(sh->locals);
     free(sh);
 }
@@ -247,7 +242,7 @@ static void wake_sleepers(struct uz_coll_shm *sh)
         return;
     for (int r = 0; r < sh->p; r++)
         if (r != sh->me)
-            uz_shm_wake_if_sleeping(sh->locals[r]);
+            sh->off->wake_if_sleeping(sh->locals[r]);
 }
 
 /* The lane for an operation whose slots hold `per_slot` bytes at most. */
@@ -390,11 +385,8 @@ static int wanted(int want, size_t bytes, enum shm_class cls)
  * sentence for UZURA_VERBOSE, from the same rules as wanted() and setup(). */
 void uz_coll_shm_describe(char *buf, size_t len)
 {
-    int shm_peers = 0;
-    for (int r = 0; r < uz_rt.world_size; r++)
-        shm_peers += uz_peers[r].path == UZ_PATH_SHM;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (!uz_shm_active || shm_peers == 0)
+    if (!uz_pt2pt_host_offload() || uz_pt2pt_host_peers() == 0)
         snprintf(buf, len, "message passing only, because no other rank shares memory with this one");
     else if (uz_config.coll_shm_max == 0)
         snprintf(buf, len, "message passing only, because UZURA_COLL_SHM_MAX=0");

@@ -14,8 +14,8 @@
  *    it, and when something does, that may be the rank we wait for;
  *  - after a while (or after two yields when ranks outnumber processors,
  *    where yielding mostly hands the core to another waiter) sleep on the
- *    shm transport's doorbell futex.  Point-to-point records and the
- *    shared-memory collectives' releases ring it.
+ *    host transport's doorbell (uz_progress_sleep).  Point-to-point
+ *    records and the shared-memory collectives' releases ring it.
  *
  * With other work on the host, a 50 µs poll made some rounds cost those
  * 50 µs; with a 2 µs poll, Comm_dup at np = 2 cost 110 µs instead of 2
@@ -28,11 +28,6 @@
 #include "core/runtime.h"
 #include "pt2pt/lock.h"
 #include "pt2pt/pt2pt.h"
-#include "pt2pt/send.h"
-#include "transport/shm/shm.h"
-#include "transport/shm/shm_coll.h"
-
-extern int uz_shm_active;       /* pt2pt/progress.c */
 
 enum {
     YIELD_NS = 200000,              /* every rank has a processor */
@@ -66,14 +61,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Sleeping needs a doorbell that whatever we wait for will ring: not with
- * records queued behind a full ring (nobody rings when it drains), nor
- * with other threads that may finish our work without ringing. */
-static int can_sleep(void)
-{
-    return uz_shm_active && !uz_send_pending() && !uz_rt.thread_multiple;
-}
-
 void uz_coll_wait(int (*done)(void *arg), void *arg, atomic_uint *sleepers)
 {
     if (done(arg))
@@ -97,7 +84,7 @@ void uz_coll_wait(int (*done)(void *arg), void *arg, atomic_uint *sleepers)
         }
         if (done(arg))
             return;
-        int sleep = can_sleep() &&
+        int sleep = uz_progress_can_sleep() &&
                     (oversubscribed ? yields >= OVERSUBSCRIBED_YIELDS : now_ns() - start > YIELD_NS);
         if (!sleep) {
             uz_unlock();

@@ -38,9 +38,9 @@ const struct uz_param uz_params[] = {
       NULL, FIELD(wait_yield_us), UZ_PARAM_TUNABLE },
 
     /* Network transports */
-    { "NET", UZ_PARAM_ENUM, "tcp",
-      "Transport between ranks on different hosts: tcp (one connection per peer) or udp (the GigaE PM reliable-datagram protocol)",
-      "tcp|udp", FIELD(net), UZ_PARAM_TUNABLE },
+    { "NET", UZ_PARAM_STRING, "tcp",
+      "Network transports between ranks on different hosts, comma-separated in order of preference: tcp (one connection per peer), udp (the GigaE PM reliable-datagram protocol); a pair of ranks uses the first in the lower rank's list that the other lists too",
+      NULL, FIELD(net), UZ_PARAM_TUNABLE },
     { "NET_IF", UZ_PARAM_STRING, "",
       "Comma-separated network interfaces to publish (default: every interface that is up, loopback only within a host)",
       NULL, FIELD(net_if), UZ_PARAM_TUNABLE },

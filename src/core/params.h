@@ -46,7 +46,7 @@ struct uz_config {
     int wait_spin_us;
     int wait_yield_us;
     /* network transports */
-    int net;                    /* UZ_NET_TCP, UZ_NET_UDP */
+    char *net;                  /* network transports, in order of preference (pt2pt/net_choice.c) */
     char *net_if;
     int shm;                    /* use shared memory between ranks of a host */
     /* tcp transport (src/transport/tcp/) */
@@ -111,7 +111,6 @@ struct uz_config {
 };
 
 enum { UZ_SHM_CMA_AUTO = 0, UZ_SHM_CMA_ON = 1, UZ_SHM_CMA_OFF = 2 };
-enum { UZ_NET_TCP = 0, UZ_NET_UDP = 1 };
 
 extern struct uz_config uz_config;
 

@@ -52,7 +52,7 @@ void uz_startup_report(void)
     say("job", text);
     uz_pt2pt_describe_transports(text, sizeof(text));
     say("transports", text);
-    if (uz_pt2pt_describe_network(text, sizeof(text)) == 0)
+    for (int i = 0; uz_pt2pt_describe_network(i, text, sizeof(text)) == 0; i++)
         say(NULL, text);
     if (uz_pt2pt_describe_large_messages(text, sizeof(text)) == 0)
         say("large messages on this host", text);

@@ -1,49 +1,70 @@
 /*
- * path.h — sending one record to a peer by whichever transport reaches it.
+ * path.h — how the request layer reaches each peer: the open transports
+ * ("paths"), and a table by world rank (uz_peers) saying which of them
+ * reaches that rank.  Sending a record is one lookup in that table and one
+ * call through it; nothing here knows one transport from another beyond
+ * its reach and caps (transport.h).
+ *
+ * Which transport reaches which rank is decided once, by wire-up
+ * (pt2pt_init.c, docs/point-to-point.md "Transports"): self for this
+ * process, the host transport (shm) for ranks on this host, a network
+ * chosen by UZURA_NET for the others.
  */
 #ifndef UZ_PT2PT_PATH_H
 #define UZ_PT2PT_PATH_H
 
 #include "core/errors.h"
 #include "pt2pt/pt2pt.h"
-#include "transport/net/net.h"
-#include "transport/shm/shm.h"
+#include "transport/transport.h"
 
-/* The network transport in use (tcp or udp), or NULL. */
-extern const struct uz_net_ops *uz_net;
+/* An open transport and what it said of itself. */
+struct uz_path {
+    const struct uz_transport_ops *ops;
+    struct uz_transport_caps caps;
+    int peers;                          /* ranks it reaches (self included for self) */
+};
 
-/* This process as its own peer: records are handed to the receive side at
- * once (self.c). */
-int uz_self_send(const void *hdr, size_t hdr_len, const struct uz_payload *payload);
+/* The open transports, in the order they were opened (self, host,
+ * networks), and their number. */
+enum { UZ_MAX_PATHS = 8 };
+extern struct uz_path uz_paths[UZ_MAX_PATHS];
+extern int uz_npaths;
 
-/* The request layer's handler for every arriving record (recv.c), and
- * the placement upcalls of stream transports. */
+/* What the request layer hands every transport when it opens it
+ * (pt2pt_init.c): the receive side (recv.c), lent payloads (send.c), bulk
+ * completions and dead peers. */
+extern const struct uz_upcalls uz_pt2pt_upcalls;
+
 void uz_pt2pt_on_record(int src_world, const void *msg, size_t len);
 int uz_pt2pt_place(int src_world, const void *hdr, size_t hdr_len, size_t len, struct iovec *iov, int max);
 void uz_pt2pt_placed(int src_world, const void *hdr, size_t hdr_len, size_t len);
-/* A transport that answered -EINPROGRESS to a payload with `hold` set reads
- * it no more: the send may complete (with `error` when not 0). */
 void uz_pt2pt_released(void *hold, int error);
 
 /* 0 when written, -EAGAIN when the transport has no room now, -EINPROGRESS
  * when it holds payload->hold's bytes until uz_pt2pt_released(), else an
- * MPI error code. */
-static inline int uz_path_send(const struct uz_peer *p, int world, const void *hdr, size_t hdr_len,
+ * MPI error code.  A rank no transport reaches has a send() that says so. */
+static inline int uz_path_send(const struct uz_peer *p, const void *hdr, size_t hdr_len,
                                const struct uz_payload *payload)
 {
     if (UZ_UNLIKELY(p->failed))
         return p->failed;
-    switch (p->path) {
-    case UZ_PATH_SHM:
-        return uz_shm_send(p->local, hdr, hdr_len, payload);
-    case UZ_PATH_SELF:
-        return uz_self_send(hdr, hdr_len, payload);
-    case UZ_PATH_NET:
-        return uz_net->send(world, hdr, hdr_len, payload);
-    default:
-        return uz_err_make(MPI_ERR_OTHER, "no transport reaches world rank %d "
-                           "(it is on another host and no network transport is available yet)", world);
-    }
+    return p->send(p->addr, hdr, hdr_len, payload);
+}
+
+/* One-copy put/get of byte runs with world rank `world` (path_rma.c), for
+ * one-sided operations: `remote` are addresses in the peer's memory.
+ * Through the transport's put/get where it has them and they work here;
+ * otherwise -ENOTSUP, and the caller carries the bytes in records instead.
+ * Else as uz_transport_ops.put. */
+int uz_path_put(int world, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote,
+                struct uz_rma_completion *comp);
+int uz_path_get(int world, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote,
+                struct uz_rma_completion *comp);
+
+/* The transport reaching a peer (NULL when none does). */
+static inline const struct uz_transport_ops *uz_path_ops(const struct uz_peer *p)
+{
+    return p->path ? p->path->ops : NULL;
 }
 
 #endif /* UZ_PT2PT_PATH_H */

@@ -1,12 +1,18 @@
 /*
  * progress.c — the progress engine and how a rank waits.
  *
- * Progress polls every transport and retries queued records.  Waiting
- * follows DESIGN.md: poll first (cheapest and fastest when every rank has
- * its own core), then yield the core, then sleep on a futex in shared
- * memory until a peer rings our doorbell.  With more ranks than cores,
- * polling only burns the time slice the peer needs, so the polling phase
- * is skipped there and yielding starts at once.
+ * Progress polls every open transport that has something to poll and
+ * retries queued records.  Waiting follows DESIGN.md: poll first (cheapest
+ * and fastest when every rank has its own core), then yield the core, then
+ * sleep on the host transport's doorbell (a futex in shared memory) until
+ * a peer rings it.  With more ranks than cores, polling only burns the
+ * time slice the peer needs, so the polling phase is skipped there and
+ * yielding starts at once.  With network peers the rank sleeps in poll()
+ * on their descriptors too, and local peers ring a socket instead.
+ *
+ * Which transports take part is read once from the open paths (path.h)
+ * into small arrays of their members, so a progress call is a loop over
+ * one or two function pointers.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -17,22 +23,46 @@
 #include "core/runtime.h"
 #include "pt2pt/lock.h"
 #include "pt2pt/path.h"
+#include "pt2pt/progress.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/send.h"
-#include "transport/shm/shm.h"
 
 pthread_mutex_t uz_big_lock = PTHREAD_MUTEX_INITIALIZER;
-
-int uz_shm_active;              /* the shm transport is up (see pt2pt_init.c) */
-extern int uz_net_active;       /* some peer is reached through uz_net */
-int shm_rx_pending(void);       /* shm_ring.c */
 
 static long spin_ns, yield_ns;
 static int waits_oversubscribed;        /* for uz_progress_describe */
 enum { SLEEP_TIMEOUT_NS = 2000000 };    /* a safety net only: peers wake us */
 
+/* The open transports' members that progress and waiting use. */
+static int (*progress_fns[UZ_MAX_PATHS])(void);
+static int nprogress;
+static int (*pollfds_fns[UZ_MAX_PATHS])(struct pollfd *fds, int max, int *timeout_ms);
+static int npollfds;
+static int (*pending_fns[UZ_MAX_PATHS])(void);
+static int npending;
+/* The doorbell: the first open transport that can put a rank to sleep. */
+static void (*doorbell_sleep)(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void));
+
+static void collect_members(void)
+{
+    nprogress = npollfds = npending = 0;
+    doorbell_sleep = NULL;
+    for (int i = 0; i < uz_npaths; i++) {
+        const struct uz_transport_ops *t = uz_paths[i].ops;
+        if (t->progress)
+            progress_fns[nprogress++] = t->progress;
+        if (t->pollfds)
+            pollfds_fns[npollfds++] = t->pollfds;
+        if (t->work_pending)
+            pending_fns[npending++] = t->work_pending;
+        if (t->sleep && !doorbell_sleep)
+            doorbell_sleep = t->sleep;
+    }
+}
+
 void uz_progress_configure(int oversubscribed)
 {
+    collect_members();
     waits_oversubscribed = oversubscribed;
     int spin_us = uz_config.wait_spin_us >= 0 ? uz_config.wait_spin_us : oversubscribed ? 0 : 50;
     int yield_us = uz_config.wait_yield_us >= 0 ? uz_config.wait_yield_us : oversubscribed ? 200 : 2000;
@@ -51,8 +81,8 @@ void uz_progress_describe(char *buf, size_t len)
 {
     const char *then = uz_rt.thread_multiple ? "then short sleeps (MPI_THREAD_MULTIPLE: another thread "
                                                "may complete the request without waking this one)"
-                     : !uz_shm_active ? "then keep yielding (no other rank to be woken by)"
-                     : uz_net_active ? "then sleep in poll() on its sockets until a peer or a message "
+                     : !doorbell_sleep ? "then keep yielding (no other rank to be woken by)"
+                     : npollfds ? "then sleep in poll() on its sockets until a peer or a message "
                                        "wakes it"
                      : "then sleep on a futex in shared memory until a peer rings it";
     const char *why = uz_config.wait_spin_us >= 0 || uz_config.wait_yield_us >= 0
@@ -110,10 +140,8 @@ static int poll_requests(void)
 int uz_progress(void)
 {
     int work = 0;
-    if (UZ_LIKELY(uz_shm_active))
-        work += uz_shm_progress(uz_pt2pt_on_record);
-    if (UZ_UNLIKELY(uz_net_active))
-        work += uz_net->progress(uz_pt2pt_on_record);
+    for (int i = 0; i < nprogress; i++)
+        work += progress_fns[i]();
     if (UZ_UNLIKELY(uz_send_pending()))
         work += uz_send_flush();
     if (UZ_UNLIKELY(npollables))
@@ -142,39 +170,43 @@ static inline void cpu_relax(void)
 static int (*sleep_done)(void *);
 static void *sleep_arg;
 
+/* The sleeper's last look: is there work after all? */
 static int ready_to_run(void)
 {
-    return shm_rx_pending() || uz_shm_bulk_pending() || sleep_done(sleep_arg);
+    for (int i = 0; i < npending; i++)
+        if (pending_fns[i]())
+            return 1;
+    return sleep_done(sleep_arg);
 }
 
-/* With network peers we sleep in poll() on their sockets and our wake
- * socket (local peers ring that instead of the futex). */
-static void sleep_with_network(long timeout_ns)
+/* With network peers we sleep in poll() on their descriptors and the
+ * doorbell's wake socket (local peers ring that instead of the futex);
+ * their timers may shorten the sleep. */
+void uz_progress_sleep(int (*done)(void *arg), void *arg, long timeout_ns)
 {
     enum { MAX_FDS = 256 };
     static struct pollfd fds[MAX_FDS + 1];
-    int timeout_ms = (int)(timeout_ns / 1000000);
-    int n = uz_net->pollfds(fds, MAX_FDS, &timeout_ms);
-    uz_shm_sleep_poll(fds, n, timeout_ms, ready_to_run);
-}
-
-void uz_progress_sleep(int (*done)(void *arg), void *arg, long timeout_ns)
-{
     sleep_done = done;
     sleep_arg = arg;
-    if (uz_net_active)
-        sleep_with_network(timeout_ns);
-    else
-        uz_shm_sleep(timeout_ns, ready_to_run);
+    if (!doorbell_sleep)
+        return;
+    int nfds = 0;
+    if (npollfds) {
+        int timeout_ms = (int)(timeout_ns / 1000000);
+        for (int i = 0; i < npollfds; i++)
+            nfds += pollfds_fns[i](fds + nfds, MAX_FDS - nfds, &timeout_ms);
+        timeout_ns = timeout_ms * 1000000L;
+    }
+    doorbell_sleep(timeout_ns, fds, nfds, ready_to_run);
 }
 
 /* Sleeping is safe only when whatever we wait for will ring our doorbell:
  * a peer's record or bulk step.  Records queued because a ring was full
  * get no wake-up, and under MPI_THREAD_MULTIPLE another thread of ours may
  * finish our request without ringing; both keep to yielding. */
-static int can_sleep(void)
+int uz_progress_can_sleep(void)
 {
-    return uz_shm_active && !uz_send_pending() && !uz_rt.thread_multiple;
+    return doorbell_sleep && !uz_send_pending() && !uz_rt.thread_multiple;
 }
 
 /* Polls between looks at the clock while idle: reading it costs about as
@@ -205,7 +237,7 @@ void uz_progress_wait(int (*done)(void *arg), void *arg)
         if (idle < spin_ns) {
             /* Keep polling: on a core of our own this is the fastest way to
              * see the next message (no pause: it only delays the look). */
-        } else if (idle < spin_ns + yield_ns || !can_sleep()) {
+        } else if (idle < spin_ns + yield_ns || !uz_progress_can_sleep()) {
             uz_unlock();
             if (idle < spin_ns + yield_ns || !uz_rt.thread_multiple)
                 sched_yield();

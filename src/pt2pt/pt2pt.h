@@ -16,20 +16,22 @@
 #include "pt2pt/status.h"
 #include "transport/transport.h"
 
-/* How a world rank is reached. */
-enum uz_path {
-    UZ_PATH_NONE,       /* no transport (yet) */
-    UZ_PATH_SELF,       /* this process */
-    UZ_PATH_SHM,        /* another process on this host */
-    UZ_PATH_NET,        /* another host: the network transport (uz_net) */
-};
+struct uz_path;
 
+/* What the request layer keeps per world rank: how it is reached (path.h),
+ * the protocol state of messages to and from it. */
 struct uz_peer {
-    uint8_t path;
-    int local;                          /* index on this host (shm) */
+    /* The transport that reaches it, its send() first: the hot path reads
+     * nothing else (path.h). */
+    int (*send)(int addr, const void *hdr, size_t hdr_len, const struct uz_payload *payload);
+    int addr;                           /* the peer as its transport names it */
+    int failed;                         /* error code once the peer is known dead, else 0 */
     size_t eager_single;                /* payload of one eager record */
+    size_t eager_limit;                 /* largest message sent eagerly */
     size_t max_record;                  /* header + payload of one record */
-    int has_bulk;
+    const struct uz_path *path;         /* the transport and its caps */
+    uint8_t has_bulk;                   /* one-copy bulk transfers to and from it */
+    uint8_t lends;                      /* its transport keeps sent bytes: lend eager buffers */
     /* Records waiting to go out, in order (sends and control records). */
     uz_request *sendq_head, *sendq_tail;
     int in_flush_list;
@@ -41,7 +43,6 @@ struct uz_peer {
     /* The receive an eager record from this peer was matched to when its
      * header arrived (uz_pt2pt_place), before the rest of it. */
     uz_request *rx_matched;
-    int failed;                         /* error code once the peer is known dead, else 0 */
 };
 
 extern struct uz_peer *uz_peers;        /* indexed by world rank */
@@ -53,7 +54,7 @@ int uz_pt2pt_finalize(void);
  * sentence and returns 0, or returns -1 when there is nothing to say. */
 int uz_pt2pt_num_hosts(void);
 int uz_pt2pt_describe_transports(char *buf, size_t len);
-int uz_pt2pt_describe_network(char *buf, size_t len);
+int uz_pt2pt_describe_network(int i, char *buf, size_t len);   /* the i-th network, from 0 */
 int uz_pt2pt_describe_large_messages(char *buf, size_t len);
 int uz_pt2pt_describe_eager(char *buf, size_t len);
 
@@ -99,6 +100,11 @@ void uz_progress_sleep(int (*done)(void *arg), void *arg, long timeout_ns);
 long uz_progress_spin_ns(void);
 /* How a waiting rank spends its time and why, one sentence (UZURA_VERBOSE). */
 void uz_progress_describe(char *buf, size_t len);
+
+/* Sleeping is safe now: whatever is awaited will ring this rank's doorbell
+ * (no records queued behind a full ring, no other thread that may finish
+ * the work without ringing, a transport with a doorbell). */
+int uz_progress_can_sleep(void);
 
 /* Wait for one request to complete (does not free it). */
 void uz_request_wait(uz_request *req);

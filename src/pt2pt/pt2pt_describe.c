@@ -15,21 +15,32 @@
 #include "core/runtime.h"
 #include "pt2pt/path.h"
 #include "pt2pt/pt2pt.h"
-#include "transport/net/net.h"
-#include "transport/shm/shm.h"
 
-struct path_counts {
-    int shm, net;
-};
-
-static struct path_counts count_paths(void)
+/* Ranks reached by transports of this reach. */
+static int reached_by(enum uz_reach reach)
 {
-    struct path_counts n = { 0, 0 };
-    for (int r = 0; r < uz_rt.world_size; r++) {
-        n.shm += uz_peers[r].path == UZ_PATH_SHM;
-        n.net += uz_peers[r].path == UZ_PATH_NET;
-    }
+    int n = 0;
+    for (int i = 0; i < uz_npaths; i++)
+        if (uz_paths[i].ops->reach == reach)
+            n += uz_paths[i].peers;
     return n;
+}
+
+/* The i-th open network that reaches some rank, or NULL. */
+static const struct uz_path *network(int i)
+{
+    for (int k = 0; k < uz_npaths; k++)
+        if (uz_paths[k].ops->reach == UZ_REACH_NETWORK && uz_paths[k].peers > 0 && i-- == 0)
+            return &uz_paths[k];
+    return NULL;
+}
+
+static const struct uz_path *host_path(void)
+{
+    for (int k = 0; k < uz_npaths; k++)
+        if (uz_paths[k].ops->reach == UZ_REACH_HOST)
+            return &uz_paths[k];
+    return NULL;
 }
 
 /* Add to the sentence in buf (cut short if it does not fit). */
@@ -51,48 +62,60 @@ static const char *ranks_word(int n)
 
 int uz_pt2pt_describe_transports(char *buf, size_t len)
 {
-    struct path_counts n = count_paths();
+    int shm = reached_by(UZ_REACH_HOST), net = reached_by(UZ_REACH_NETWORK);
     int others_here = uz_rt.local_size - 1;
+    int shm_off_here = !uz_config.shm && others_here > 0;
+    const struct uz_path *host = host_path();
     snprintf(buf, len, "self");
-    if (n.shm)
-        append(buf, len, ", shm to %d %s on this host", n.shm, ranks_word(n.shm));
-    if (n.net && !uz_config.shm && others_here > 0)
-        append(buf, len, ", %s to %d %s (%d on this host, because UZURA_SHM=0)", uz_net->name, n.net,
-               ranks_word(n.net), others_here);
-    else if (n.net)
-        append(buf, len, ", %s to %d %s on other hosts (UZURA_NET=%s)", uz_net->name, n.net,
-               ranks_word(n.net), uz_net->name);
-    if (!n.shm && !n.net)
+    if (shm)
+        append(buf, len, ", %s to %d %s on this host", host->ops->name, shm, ranks_word(shm));
+    for (int i = 0; network(i); i++) {
+        const struct uz_path *n = network(i);
+        append(buf, len, ", %s to %d %s%s", n->ops->name, n->peers, ranks_word(n->peers),
+               shm_off_here ? "" : " on other hosts");
+    }
+    if (net && shm_off_here)
+        append(buf, len, " (%d on this host, because UZURA_SHM=0)", others_here);
+    else if (net)
+        append(buf, len, " (UZURA_NET=%s)", uz_config.net);
+    if (!shm && !net)
         append(buf, len, " only: no other rank");
     return 0;
 }
 
-int uz_pt2pt_describe_network(char *buf, size_t len)
+int uz_pt2pt_describe_network(int i, char *buf, size_t len)
 {
-    if (!uz_net || !uz_net->describe)
+    const struct uz_path *n = network(i);
+    if (!n)
         return -1;
-    uz_net->describe(buf, len);
+    buf[0] = '\0';
+    if (n->ops->describe)
+        n->ops->describe(buf, len);
+    else
+        snprintf(buf, len, "%s (no description)", n->ops->name);
     return 0;
 }
 
 int uz_pt2pt_describe_large_messages(char *buf, size_t len)
 {
-    if (!count_paths().shm)
+    const struct uz_path *host = host_path();
+    if (!reached_by(UZ_REACH_HOST) || !host->ops->describe)
         return -1;
-    snprintf(buf, len, "%s", uz_shm_large_message_path());
+    host->ops->describe(buf, len);
     return 0;
 }
 
 int uz_pt2pt_describe_eager(char *buf, size_t len)
 {
-    struct path_counts n = count_paths();
+    int shm = reached_by(UZ_REACH_HOST);
     buf[0] = '\0';
-    if (n.shm)
-        append(buf, len, "eager up to %zu bytes through shm (UZURA_EAGER_LIMIT), ", uz_config.eager_limit);
-    if (n.net)
+    if (shm)
+        append(buf, len, "eager up to %zu bytes through %s (UZURA_EAGER_LIMIT), ", uz_config.eager_limit,
+               host_path()->ops->name);
+    for (int i = 0; network(i); i++)
         append(buf, len, "eager up to %zu bytes through %s (UZURA_NET_EAGER_LIMIT), ", uz_config.net_eager_limit,
-               uz_net->name);
-    if (n.shm || n.net)
+               network(i)->ops->name);
+    if (shm || network(0))
         append(buf, len, "rendezvous above; ");
     append(buf, len, "to itself always eager");
     return 0;

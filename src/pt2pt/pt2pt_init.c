@@ -1,11 +1,24 @@
 /*
- * pt2pt_init.c — wire-up: who shares this host with us, bringing up the
- * shared-memory transport, and choosing a path to every rank.
+ * pt2pt_init.c — wire-up: who shares this host with us, which transport
+ * reaches every rank, opening the transports and closing them.
  *
- * Each rank publishes a business card through PMI (its host's name), and
- * after one fence reads everyone's: ranks with the same host name share a
- * host, numbered by world rank.  mpiexec also tells ranks their local rank,
- * but the cards work under any process manager (Hydra, Slurm).
+ * Each rank publishes a business card through PMI (its host's key and its
+ * UZURA_NET list), and after one fence reads everyone's: ranks with the
+ * same host key share a host, numbered by world rank.  mpiexec also tells
+ * ranks their local rank, but the cards work under any process manager
+ * (Hydra, Slurm).  Then the transports open, in the order of their reach:
+ *
+ *   self      this process (the UZ_REACH_SELF entry of transport_list.h);
+ *   host      the ranks on this host (shm), when UZURA_SHM allows; it opens
+ *             even when no other rank shares the host or UZURA_SHM=0, with
+ *             a segment of its own, because its doorbell is how a waiting
+ *             rank sleeps;
+ *   networks  each pair of ranks not on one host uses the network
+ *             net_choice.c picks from their UZURA_NET lists; a rank opens
+ *             the networks some pair chose and publishes their cards in a
+ *             second round, so single-host jobs open no socket.
+ *
+ * uz_peers[r] then names the transport that reaches r (path.h).
  */
 #include <sched.h>
 #include <sys/random.h>
@@ -18,18 +31,42 @@
 #include "core/runtime.h"
 #include "pmi/pmi.h"
 #include "pt2pt/match.h"
+#include "pt2pt/net_choice.h"
 #include "pt2pt/protocol.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/recv.h"
 #include "pt2pt/send.h"
 #include "pt2pt/stats.h"
 #include "pt2pt/path.h"
-#include "transport/net/net.h"
-#include "transport/shm/shm.h"
+#include "pt2pt/progress.h"
+#include "transport/transport_registry.h"
 
 struct uz_peer *uz_peers;
-extern int uz_shm_active;
-void uz_progress_configure(int oversubscribed);
+struct uz_path uz_paths[UZ_MAX_PATHS];
+int uz_npaths;
+
+/* A bulk transfer's owner is the send or receive request that started it. */
+static void bulk_done(void *owner, int error)
+{
+    uz_request *r = owner;
+    if (r->kind == UZ_REQ_SEND)
+        uz_send_on_bulk_done(r, error);
+    else
+        uz_recv_on_bulk_done(r, error);
+}
+
+const struct uz_upcalls uz_pt2pt_upcalls = {
+    .on_record = uz_pt2pt_on_record,
+    .place = uz_pt2pt_place,
+    .placed = uz_pt2pt_placed,
+    .released = uz_pt2pt_released,
+    .bulk_done = bulk_done,
+    .peer_failed = uz_pt2pt_peer_failed,
+};
+
+/* The job's key (from mpiexec's UZURA_JOB_KEY, or agreed through PMI):
+ * network transports drop whatever does not carry it. */
+static uint8_t job_key[UZ_NET_KEY_BYTES];
 
 static int fence(void)
 {
@@ -105,69 +142,27 @@ static int key_from_hex(const char *hex, uint8_t *key)
  * manager rank 0 makes one and publishes it with its card. */
 static int job_key_before_fence(void)
 {
-    if (uz_config.job_key && key_from_hex(uz_config.job_key, uz_net_job_key) == 0)
+    if (uz_config.job_key && key_from_hex(uz_config.job_key, job_key) == 0)
         return MPI_SUCCESS;
     if (uz_rt.world_rank != 0)
         return MPI_SUCCESS;
-    if (getrandom(uz_net_job_key, UZ_NET_KEY_BYTES, 0) != UZ_NET_KEY_BYTES)
+    if (getrandom(job_key, UZ_NET_KEY_BYTES, 0) != UZ_NET_KEY_BYTES)
         return uz_err_make(MPI_ERR_OTHER, "wire-up: cannot make a job key (getrandom failed)");
     char hex[2 * UZ_NET_KEY_BYTES + 1];
-    key_to_hex(uz_net_job_key, hex);
+    key_to_hex(job_key, hex);
     return uz_pmi_put("uz-key", hex) == 0 ? MPI_SUCCESS : pmi_fail("publishing the job key");
 }
 
 static int job_key_after_fence(void)
 {
-    if (uz_config.job_key && key_from_hex(uz_config.job_key, uz_net_job_key) == 0)
+    if (uz_config.job_key && key_from_hex(uz_config.job_key, job_key) == 0)
         return MPI_SUCCESS;
     if (uz_rt.world_rank == 0)
         return MPI_SUCCESS;
     char hex[2 * UZ_NET_KEY_BYTES + 8];
-    if (uz_pmi_get("uz-key", hex, sizeof(hex)) != 0 || key_from_hex(hex, uz_net_job_key) != 0)
+    if (uz_pmi_get("uz-key", hex, sizeof(hex)) != 0 || key_from_hex(hex, job_key) != 0)
         return pmi_fail("reading the job key");
     return MPI_SUCCESS;
-}
-
-/* The network transport this job uses between hosts.  It is opened only
- * when some peer is on another host (or shared memory is switched off), in
- * a second round of the card exchange, so single-host jobs open no socket. */
-const struct uz_net_ops *uz_net;
-int uz_net_active;
-
-static int open_net(void)
-{
-    static char addrs[16][64];
-    char key[64], card[UZ_NET_CARD_MAX];
-    struct uz_net_setup setup = {
-        .world_rank = uz_rt.world_rank, .world_size = uz_rt.world_size,
-        .node_id = card_node[uz_rt.world_rank], .job_key = uz_net_job_key, .addrs = addrs,
-    };
-    setup.naddrs = uz_net_local_addresses(addrs, 16, &setup.loopback_index);
-    uz_net = uz_config.net == UZ_NET_UDP ? &uz_udp_ops : &uz_tcp_ops;
-    int err = uz_net->open(&setup, card, sizeof(card));
-    if (err)
-        return err;
-    snprintf(key, sizeof(key), "uz-net-%d", uz_rt.world_rank);
-    if (uz_pmi_put(key, card) != 0)
-        return pmi_fail("publishing this rank's network endpoint");
-    if (fence() != 0)
-        return pmi_fail("fence after publishing network endpoints");
-    return MPI_SUCCESS;
-}
-
-/* A peer's network card, read from PMI when the transport first needs it. */
-static int read_card(int world, struct uz_net_peer_card *out)
-{
-    static char buf[UZ_NET_CARD_MAX];
-    char key[64];
-    if (world < 0 || world >= uz_rt.world_size)
-        return -1;
-    snprintf(key, sizeof(key), "uz-net-%d", world);
-    if (uz_pmi_get(key, buf, sizeof(buf)) != 0)
-        return -1;
-    out->node_id = card_node[world];
-    out->value = buf;
-    return 0;
 }
 
 /* Number the hosts: ranks with the same node key share one; hosts are
@@ -184,11 +179,36 @@ static void number_hosts(char **keys, int size, int *nodes)
     }
 }
 
-static int exchange_cards(int **local_world_ranks, int *nlocal, int *my_local, int *node_id)
+/* What wire-up learns from the cards. */
+struct wireup {
+    int *locals;                        /* world ranks on this host, in local order */
+    int nlocal, my_local, node_id;
+    int networks_needed;                /* some pair of ranks needs a network (all ranks agree) */
+    struct uz_net_list mine;            /* this rank's UZURA_NET */
+    struct uz_net_list *nets;           /* every rank's, [world size] */
+};
+
+/* A card is "<host key>;net=<UZURA_NET as parsed>" (the host key has no
+ * ';'): the host part says who shares a host, the rest which networks a
+ * rank may use. */
+static void split_card(char *card, struct uz_net_list *nets)
 {
-    char key[64], mine[512];
+    char *semi = strchr(card, ';');
+    nets->n = 0;
+    if (!semi)
+        return;
+    *semi = '\0';
+    if (strncmp(semi + 1, "net=", 4) == 0)
+        uz_net_list_parse(semi + 5, nets, 0);
+}
+
+static int exchange_cards(struct wireup *w)
+{
+    char key[64], mine[512], host[400], list[100];
     int size = uz_rt.world_size, err, nodes = 1;
-    node_key(mine, sizeof(mine));
+    node_key(host, sizeof(host));
+    uz_net_list_format(&w->mine, list, sizeof(list));
+    snprintf(mine, sizeof(mine), "%s;net=%s", host, list);
     if ((err = job_key_before_fence()))
         return err;
     snprintf(key, sizeof(key), "uz-card-%d", uz_rt.world_rank);
@@ -202,7 +222,9 @@ static int exchange_cards(int **local_world_ranks, int *nlocal, int *my_local, i
     int *locals = malloc(sizeof(int) * size);
     char **keys = calloc(size, sizeof(char *));
     card_node = calloc(size, sizeof(int));
-    err = !locals || !keys || !card_node ? uz_err_make(MPI_ERR_NO_MEM, "out of memory during wire-up") : 0;
+    w->nets = calloc(size, sizeof(*w->nets));
+    err = !locals || !keys || !card_node || !w->nets ? uz_err_make(MPI_ERR_NO_MEM, "out of memory during wire-up")
+                                                     : 0;
     int n = 0;
     for (int r = 0; r < size && !err; r++) {
         char theirs[512];
@@ -211,11 +233,14 @@ static int exchange_cards(int **local_world_ranks, int *nlocal, int *my_local, i
             strcpy(theirs, mine);
         else if (uz_pmi_get(key, theirs, sizeof(theirs)) != 0)
             err = pmi_fail("reading a peer's card");
-        if (!err && !(keys[r] = strdup(theirs)))
+        if (err)
+            break;
+        split_card(theirs, &w->nets[r]);
+        if (!(keys[r] = strdup(theirs)))
             err = uz_err_make(MPI_ERR_NO_MEM, "out of memory during wire-up");
-        if (!err && strcmp(theirs, mine) == 0) {
+        if (!err && strcmp(theirs, host) == 0) {
             if (r == uz_rt.world_rank)
-                *my_local = n;
+                w->my_local = n;
             locals[n++] = r;
         }
     }
@@ -229,13 +254,176 @@ static int exchange_cards(int **local_world_ranks, int *nlocal, int *my_local, i
         free(locals);
         return err;
     }
-    *node_id = card_node[uz_rt.world_rank];
-    *local_world_ranks = locals;
-    *nlocal = n;
-    /* Every rank sees the same cards, so all agree whether to open the
-     * network (and so on the number of fences). */
-    if (nodes > 1 || (!uz_config.shm && size > 1))
-        return open_net();
+    w->node_id = card_node[uz_rt.world_rank];
+    w->locals = locals;
+    w->nlocal = n;
+    /* Every rank sees the same cards, so all agree whether networks open
+     * (and so on the number of fences). */
+    w->networks_needed = nodes > 1 || !uz_config.shm;
+    return MPI_SUCCESS;
+}
+
+/* --------------------------------------------------------------- opening */
+
+/* Open one transport and add it to the paths. */
+static int open_path(const struct uz_transport_ops *t, const struct uz_transport_setup *setup, char *card,
+                     size_t cardlen, struct uz_path **out)
+{
+    if (uz_npaths == UZ_MAX_PATHS)
+        return uz_err_make(MPI_ERR_INTERN, "wire-up: more than %d transports to open", UZ_MAX_PATHS);
+    int err = t->open(setup, &uz_pt2pt_upcalls, card, cardlen);
+    if (err)
+        return err;
+    struct uz_path *path = &uz_paths[uz_npaths++];
+    path->ops = t;
+    t->caps(&path->caps);
+    path->peers = 0;
+    *out = path;
+    return MPI_SUCCESS;
+}
+
+/* The first built-in transport of this reach (self, host). */
+static const struct uz_transport_ops *transport_of_reach(enum uz_reach reach)
+{
+    for (int i = 0; i < uz_ntransports; i++)
+        if (uz_transport_table[i]->reach == reach)
+            return uz_transport_table[i];
+    return NULL;
+}
+
+static struct uz_transport_setup base_setup(void)
+{
+    return (struct uz_transport_setup){
+        .world_rank = uz_rt.world_rank, .world_size = uz_rt.world_size, .node_id = uz_rt.node_id,
+        .job_id = uz_rt.job_id, .job_key = job_key, .fence = fence,
+        .my_local = 0, .nlocal = 1, .local_world_ranks = &uz_rt.world_rank, .segment_id = uz_rt.world_rank,
+    };
+}
+
+/* A rank reached by `path`, as the transport names it. */
+static void reach(int world, struct uz_path *path, int addr)
+{
+    struct uz_peer *p = &uz_peers[world];
+    const struct uz_transport_caps *c = &path->caps;
+    p->send = path->ops->send;
+    p->addr = addr;
+    p->path = path;
+    p->max_record = c->max_record;
+    p->eager_single = c->max_record - sizeof(struct uz_msg_hdr);
+    /* Between hosts a rendezvous costs a network round trip, so networks
+     * keep their own, larger limit; to itself a message is always eager. */
+    p->eager_limit = path->ops->reach == UZ_REACH_SELF ? SIZE_MAX
+                   : path->ops->reach == UZ_REACH_NETWORK ? uz_config.net_eager_limit : uz_config.eager_limit;
+    p->has_bulk = (uint8_t)(c->has_bulk && path->ops->bulk_offer);
+    p->lends = (uint8_t)c->keeps_sent_bytes;
+    path->peers++;
+}
+
+static int unreachable_send(int world, const void *hdr, size_t hdr_len, const struct uz_payload *payload)
+{
+    return uz_err_make(MPI_ERR_OTHER, "no transport reaches world rank %d (it is on another host and it "
+                       "shares no network transport with this rank: compare their UZURA_NET)", world);
+}
+
+static int open_self(void)
+{
+    const struct uz_transport_ops *t = transport_of_reach(UZ_REACH_SELF);
+    struct uz_transport_setup setup = base_setup();
+    struct uz_path *path;
+    int err = t ? open_path(t, &setup, NULL, 0, &path)
+                : uz_err_make(MPI_ERR_INTERN, "this build has no transport to reach a rank's own process");
+    if (!err)
+        reach(uz_rt.world_rank, path, uz_rt.world_rank);
+    return err;
+}
+
+/* The network each other rank is reached by (NULL: none, or not needed). */
+static void choose_networks(const struct wireup *w, const struct uz_transport_ops **net_of)
+{
+    int me = uz_rt.world_rank;
+    for (int r = 0; r < uz_rt.world_size; r++) {
+        int same_host = card_node[r] == card_node[me];
+        net_of[r] = r == me || (same_host && uz_config.shm) ? NULL
+                  : uz_net_pair_choice(me, &w->nets[me], r, &w->nets[r]);
+    }
+}
+
+static int chosen(const struct uz_transport_ops *t, const struct uz_transport_ops *const *net_of)
+{
+    for (int r = 0; r < uz_rt.world_size; r++)
+        if (net_of[r] == t)
+            return 1;
+    return 0;
+}
+
+/* The host transport: this host's ranks (or, with UZURA_SHM=0, this rank
+ * alone: a segment of its own, not the host's, for its doorbell). */
+static int open_host(const struct wireup *w, const struct uz_transport_ops *const *net_of)
+{
+    const struct uz_transport_ops *t = transport_of_reach(UZ_REACH_HOST);
+    if (!t)
+        return MPI_SUCCESS;
+    struct uz_transport_setup setup = base_setup();
+    if (uz_config.shm) {
+        setup.my_local = w->my_local;
+        setup.nlocal = w->nlocal;
+        setup.local_world_ranks = w->locals;
+        setup.segment_id = w->node_id;
+    }
+    for (int i = 0; i < uz_ntransports; i++)
+        if (uz_transport_table[i]->pollfds && chosen(uz_transport_table[i], net_of))
+            setup.sleeps_in_poll = 1;
+    struct uz_path *path;
+    int err = open_path(t, &setup, NULL, 0, &path);
+    if (err)
+        return err;
+    for (int i = 0; i < setup.nlocal; i++)
+        if (setup.local_world_ranks[i] != uz_rt.world_rank)
+            reach(setup.local_world_ranks[i], path, i);
+    return MPI_SUCCESS;
+}
+
+/* A peer's card for network `transport`, read from PMI when it first
+ * needs it. */
+static int read_card(const char *transport, int world, struct uz_net_peer_card *out)
+{
+    static char buf[UZ_NET_CARD_MAX];
+    char key[64];
+    if (world < 0 || world >= uz_rt.world_size)
+        return -1;
+    snprintf(key, sizeof(key), "uz-net-%s-%d", transport, world);
+    if (uz_pmi_get(key, buf, sizeof(buf)) != 0)
+        return -1;
+    out->node_id = card_node[world];
+    out->value = buf;
+    return 0;
+}
+
+/* Open the networks some pair chose, in this rank's order of preference,
+ * publish their cards, and wait for everyone's. */
+static int open_networks(const struct wireup *w, const struct uz_transport_ops *const *net_of)
+{
+    char key[64], card[UZ_NET_CARD_MAX];
+    struct uz_transport_setup setup = base_setup();
+    setup.read_card = read_card;
+    for (int i = 0; i < w->mine.n; i++) {
+        const struct uz_transport_ops *t = w->mine.t[i];
+        if (!chosen(t, net_of))
+            continue;
+        struct uz_path *path;
+        card[0] = '\0';
+        int err = open_path(t, &setup, card, sizeof(card), &path);
+        if (err)
+            return err;
+        snprintf(key, sizeof(key), "uz-net-%s-%d", t->name, uz_rt.world_rank);
+        if (uz_pmi_put(key, card) != 0)
+            return pmi_fail("publishing this rank's network endpoint");
+        for (int r = 0; r < uz_rt.world_size; r++)
+            if (net_of[r] == t)
+                reach(r, path, r);
+    }
+    if (fence() != 0)
+        return pmi_fail("fence after publishing network endpoints");
     return MPI_SUCCESS;
 }
 
@@ -247,98 +435,80 @@ static int count_cpus(void)
     return 1;
 }
 
+static int wire_up(struct wireup *w)
+{
+    int err = exchange_cards(w);
+    if (err)
+        return err;
+    uz_rt.local_rank = w->my_local;
+    uz_rt.local_size = w->nlocal;
+    uz_rt.node_id = w->node_id;
+    const struct uz_transport_ops **net_of = calloc(uz_rt.world_size, sizeof(*net_of));
+    if (!net_of)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory during wire-up");
+    choose_networks(w, net_of);
+    err = open_host(w, net_of);
+    if (!err && w->networks_needed)
+        err = open_networks(w, net_of);
+    free(net_of);
+    return err;
+}
+
 int uz_pt2pt_init(void)
 {
     int size = uz_rt.world_size;
+    struct wireup w = { .nlocal = 1 };
+    int err = uz_net_list_parse(uz_config.net, &w.mine, 1);
+    if (err)
+        return err;
     uz_peers = calloc(size, sizeof(*uz_peers));
     if (!uz_peers)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory for %d peers", size);
-
-    struct uz_peer *self = &uz_peers[uz_rt.world_rank];
-    self->path = UZ_PATH_SELF;
-    self->eager_single = SIZE_MAX;
-    self->max_record = SIZE_MAX;
-
-    int *locals = NULL, nlocal = 1, my_local = 0, node_id = 0, err;
-    if (size > 1) {
-        if ((err = exchange_cards(&locals, &nlocal, &my_local, &node_id)))
-            return err;
-        struct uz_shm_setup setup = {
-            .my_local = my_local, .nlocal = nlocal, .local_world_ranks = locals,
-            .node_id = node_id, .job_id = uz_rt.job_id, .fence = fence,
-            .pollable_wake = uz_net != NULL,
-        };
-        if (!uz_config.shm) {
-            /* Every other rank goes through the network transport. */
-            setup.nlocal = 1;
-            setup.my_local = 0;
-            setup.local_world_ranks = &uz_rt.world_rank;
-            setup.node_id = uz_rt.world_rank;   /* a segment of its own, not the host's */
-        }
-        err = uz_shm_init(&setup);
-        if (err) {
-            free(locals);
-            return err;
-        }
-        uz_runtime_on_abort(uz_shm_unlink_on_abort);
-        uz_shm_active = 1;
-        struct uz_shm_bulk_callbacks cb = { uz_send_on_bulk_done, uz_recv_on_bulk_done };
-        uz_shm_bulk_set_callbacks(&cb);
-        struct uz_transport_caps caps;
-        uz_shm_caps(&caps);
-        for (int i = 0; i < nlocal && uz_config.shm; i++) {
-            struct uz_peer *p = &uz_peers[locals[i]];
-            if (locals[i] == uz_rt.world_rank)
-                continue;
-            p->path = UZ_PATH_SHM;
-            p->local = i;
-            p->max_record = caps.max_record;
-            p->eager_single = caps.max_record - sizeof(struct uz_msg_hdr);
-            p->has_bulk = caps.has_bulk;
-        }
-        if (uz_net) {
-            uz_net->set_card_reader(read_card);
-            size_t rec = uz_net->max_record();
-            for (int r = 0; r < size; r++) {
-                struct uz_peer *p = &uz_peers[r];
-                if (p->path != UZ_PATH_NONE)
-                    continue;
-                p->path = UZ_PATH_NET;
-                p->max_record = rec;
-                p->eager_single = rec - sizeof(struct uz_msg_hdr);
-                uz_net_active = 1;
-            }
-        }
+    for (int r = 0; r < size; r++) {
+        uz_peers[r].send = unreachable_send;
+        uz_peers[r].addr = r;
     }
-    uz_rt.local_rank = my_local;
-    uz_rt.local_size = nlocal;
-    uz_rt.node_id = node_id;
-    free(locals);
-    uz_progress_configure(nlocal > count_cpus());
+    uz_rt.local_rank = 0;
+    uz_rt.local_size = 1;
+    uz_rt.node_id = 0;
+    if ((err = open_self()))
+        return err;
+    if (size > 1)
+        err = wire_up(&w);
+    free(w.locals);
+    free(w.nets);
+    if (err)
+        return err;
+    uz_progress_configure(uz_rt.local_size > count_cpus());
     return MPI_SUCCESS;
+}
+
+/* One-copy transfers in flight on any transport. */
+static int bulk_pending(void)
+{
+    for (int i = 0; i < uz_npaths; i++)
+        if (uz_paths[i].ops->bulk_pending && uz_paths[i].ops->bulk_pending())
+            return 1;
+    return 0;
 }
 
 int uz_pt2pt_finalize(void)
 {
     /* Finish what is still queued to peers, then wait until every rank has
      * done the same: only then may the transports go away. */
-    while (uz_send_pending() || uz_shm_bulk_pending() || uz_send_held)
+    while (uz_send_pending() || bulk_pending() || uz_send_held)
         uz_progress();
     if (uz_config.verbose >= 2)
         uz_pt2pt_stats_print();
-    if (uz_net && uz_net->linger)
-        uz_net->linger();
+    for (int i = 0; i < uz_npaths; i++)
+        if (uz_paths[i].ops->linger)
+            uz_paths[i].ops->linger();
     if (fence() != 0)
         return pmi_fail("MPI_Finalize could not synchronise with the other ranks");
-    if (uz_shm_active) {
-        uz_shm_finalize();
-        uz_shm_active = 0;
-    }
-    if (uz_net) {
-        uz_net->close();
-        uz_net = NULL;
-        uz_net_active = 0;
-    }
+    for (int i = uz_npaths - 1; i >= 0; i--)
+        uz_paths[i].ops->close();
+    uz_npaths = 0;
+    uz_progress_configure(0);
     free(card_node);
     card_node = NULL;
     uz_match_finalize();

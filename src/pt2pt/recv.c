@@ -32,16 +32,6 @@
 
 enum { HDR = sizeof(struct uz_msg_hdr) };
 
-/* Mean run length (bytes) below which a non-contiguous receive buffer is
- * not filled by a one-copy pull of runs but through a staging buffer
- * (copied there, then unpacked). */
-enum { BULK_MIN_RUN_RECV = 256 };
-
-/* Mean run length (bytes) a receive buffer needs for a staged sender to
- * push into it: its runs are remote to the sender's process_vm_writev,
- * which costs about 300 ns each. */
-enum { BULK_MIN_RUN_PUSHED = 4096 };
-
 struct uz_pt2pt_stats uz_pt2pt_stats;
 
 unsigned long uz_recv_dropped_records(void)
@@ -160,21 +150,24 @@ static void unpack_at_offset(void *cursor, size_t offset, const void *src, size_
 }
 
 /* Take a bulk offer: 1 when the transfer is under way. */
-static int accept_bulk(uz_request *r, const struct uz_ext_rts *rts, int local)
+static int accept_bulk(uz_request *r, const struct uz_ext_rts *rts, const struct uz_peer *p)
 {
-    /* Local runs cost about 50 ns each in process_vm_readv, remote ones
-     * about 300 ns: short runs of ours are staged, or (when the sender is
-     * staged too) left to the CTS/DATA path. */
-    int long_runs = r->contig || uz_dt_mean_run(r->datatype) >= BULK_MIN_RUN_RECV;
-    if (rts->has_bulk == UZ_RTS_BULK_PUSH && !r->contig && uz_dt_mean_run(r->datatype) < BULK_MIN_RUN_PUSHED)
+    /* Runs cost per run in a one-copy transfer, more when they belong to
+     * the other process (the transport's caps say how much is worth it):
+     * short runs of ours are staged, or (when the sender is staged and
+     * would write into them) left to the CTS/DATA path. */
+    const struct uz_transport_caps *caps = &p->path->caps;
+    const struct uz_transport_ops *t = p->path->ops;
+    int long_runs = r->contig || uz_dt_mean_run(r->datatype) >= caps->bulk_min_run_local;
+    if (rts->has_bulk == UZ_RTS_BULK_PUSH && !r->contig && uz_dt_mean_run(r->datatype) < caps->bulk_min_run_remote)
         return 0;
     if (rts->has_bulk == UZ_RTS_BULK_RUNS && !long_runs) {
         /* One core copies everything: past the cache, the ring's two
          * cores win (UZURA_SHM_STAGED_MAX). */
-        if (r->expected > uz_config.shm_staged_max)
+        if (r->expected > caps->bulk_staged_max)
             return 0;
-        struct uz_shm_stage stage = { .unpack = unpack_at_offset, .ctx = r->cursor };
-        return uz_shm_bulk_pull_staged(local, &rts->bulk, &stage, r->expected, r) == MPI_SUCCESS;
+        struct uz_bulk_mem stage = { .unpack = unpack_at_offset, .ctx = r->cursor };
+        return t->bulk_pull(p->addr, &rts->bulk, &stage, r->expected, r) == MPI_SUCCESS;
     }
     struct iovec *iov;
     int n;
@@ -182,15 +175,16 @@ static int accept_bulk(uz_request *r, const struct uz_ext_rts *rts, int local)
         return 0;
     r->bulk_iov = iov;
     r->bulk_niov = n;
-    return uz_shm_bulk_pull(local, &rts->bulk, iov, n, r->expected, r) == MPI_SUCCESS;
+    struct uz_bulk_mem mem = { .iov = iov, .niov = n };
+    return t->bulk_pull(p->addr, &rts->bulk, &mem, r->expected, r) == MPI_SUCCESS;
 }
 
 static void start_rendezvous(uz_request *r, const struct uz_msg_hdr *h, const struct uz_ext_rts *rts,
                              int src_world)
 {
     struct uz_peer *p = &uz_peers[src_world];
-    if (rts->has_bulk && p->path == UZ_PATH_SHM && uz_shm_bulk_available()) {
-        if (accept_bulk(r, rts, p->local)) {
+    if (rts->has_bulk && p->has_bulk) {
+        if (accept_bulk(r, rts, p)) {
             uz_pt2pt_stats.bulk_pulls++;
             return;
         }

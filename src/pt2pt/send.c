@@ -25,26 +25,14 @@
 
 enum { HDR = sizeof(struct uz_msg_hdr) };
 
-/* Mean run length (bytes) below which a non-contiguous send buffer is not
- * offered for a one-copy pull; it is offered staged instead (the sender
- * packs pieces and pushes them into the receiver's memory). */
-enum { BULK_MIN_RUN_SEND = 4096 };
-
-/* Smallest nonblocking eager send whose buffer a network transport may
- * keep reading until the receiver acknowledges it (see lends_eager). */
+/* Smallest nonblocking eager send whose buffer a transport may keep
+ * reading until the receiver acknowledges it (see lends_eager). */
 enum { NET_LEND_MIN = 16384 };
 
-/* Largest message that goes eagerly to this peer. */
-static inline size_t eager_limit_of(const struct uz_peer *p)
-{
-    if (p->path == UZ_PATH_SELF)
-        return SIZE_MAX;
-    return p->path == UZ_PATH_NET ? uz_config.net_eager_limit : uz_config.eager_limit;
-}
-
 /*
- * Does a nonblocking eager send lend its buffer to the network?  udp must
- * keep every byte until the receiver acknowledges it.  A blocking send
+ * Does a nonblocking eager send lend its buffer to the transport?  One that
+ * keeps sent bytes (caps.keeps_sent_bytes: udp) must keep every byte until
+ * the receiver acknowledges it.  A blocking send
  * copies them right after the kernel took them (the copy overlaps the
  * receiver's work, and the caller gets its buffer back at once); a
  * nonblocking one can instead complete on the ACK, which saves that copy
@@ -54,8 +42,7 @@ static inline size_t eager_limit_of(const struct uz_peer *p)
 static inline int lends_eager(const struct uz_peer *p, int nonblocking, enum uz_send_mode mode,
                               size_t bytes)
 {
-    return nonblocking && p->path == UZ_PATH_NET && uz_net->keeps_sent_bytes && mode != UZ_SEND_SYNC &&
-           bytes >= NET_LEND_MIN;
+    return nonblocking && p->lends && mode != UZ_SEND_SYNC && bytes >= NET_LEND_MIN;
 }
 
 static inline void fill_hdr(struct uz_msg_hdr *h, uint8_t kind, uint8_t flags, int tag,
@@ -182,7 +169,7 @@ int uz_send_control(int world, const void *rec, size_t len)
     struct uz_peer *p = &uz_peers[world];
     if (!p->sendq_head) {
         struct uz_payload none = { 0 };
-        int rc = uz_path_send(p, world, rec, len, &none);
+        int rc = uz_path_send(p, rec, len, &none);
         if (rc != -EAGAIN)
             return rc;
     }
@@ -233,7 +220,7 @@ static int step_eager(struct uz_peer *p, uz_request *r)
             hlen += sizeof(ext);
         }
         payload_of(r, 0, r->bytes, &pl);
-        rc = held_by_net(r, uz_path_send(p, r->peer_world, rec, hlen, &pl));
+        rc = held_by_net(r, uz_path_send(p, rec, hlen, &pl));
         if (rc == -EAGAIN)
             return 0;
         if (rc)
@@ -255,7 +242,7 @@ static int step_eager(struct uz_peer *p, uz_request *r)
         room = p->max_record - hlen;
         size_t piece = r->bytes - r->sent < room ? r->bytes - r->sent : room;
         payload_of(r, r->sent, piece, &pl);
-        rc = held_by_net(r, uz_path_send(p, r->peer_world, rec, hlen, &pl));
+        rc = held_by_net(r, uz_path_send(p, rec, hlen, &pl));
         if (rc == -EAGAIN)
             return 0;
         if (rc)
@@ -307,25 +294,29 @@ static int step_rts(struct uz_peer *p, uz_request *r)
     unsigned char rec[HDR + sizeof(struct uz_ext_rts)];
     struct uz_msg_hdr *h = (struct uz_msg_hdr *)rec;
     struct uz_ext_rts ext = { .size = r->bytes, .cookie = r->cookie };
-    /* One-copy pulls pay per memory run (process_vm_readv costs about
-     * 300 ns per remote run), so a layout of short runs is offered staged:
-     * if the receiver has long runs, we pack and push; if not, it answers
-     * CTS and the data is packed through the transport.  Staging leaves
-     * one core to do all the copying, which beats the two-core ring only
-     * while the data stays in cache: larger messages go by CTS/DATA. */
-    int long_runs = r->contig || uz_dt_mean_run(r->datatype) >= BULK_MIN_RUN_SEND;
-    if (p->has_bulk && !r->bulk_offered && (long_runs || r->bytes <= uz_config.shm_staged_max)) {
-        int rc;
+    /* One-copy pulls pay per memory run, so a layout of runs shorter than
+     * the transport says is worth it (the receiver copies: our runs are
+     * remote to it) is offered staged: if the receiver has long runs, we
+     * pack and push; if not, it answers CTS and the data is packed through
+     * the transport.  Staging leaves one core to do all the copying, which
+     * beats the two-core ring only while the data stays in cache: larger
+     * messages go by CTS/DATA. */
+    const struct uz_transport_caps *caps = &p->path->caps;
+    int long_runs = r->contig || uz_dt_mean_run(r->datatype) >= caps->bulk_min_run_remote;
+    if (p->has_bulk && !r->bulk_offered && (long_runs || r->bytes <= caps->bulk_staged_max)) {
+        struct uz_bulk_mem mem = { 0 };
         if (long_runs) {
             if (!r->bulk_iov && bulk_runs(r) != 0)
                 return uz_err_make(MPI_ERR_NO_MEM, "out of memory describing a %zu-byte message", r->bytes);
-            rc = uz_shm_bulk_offer(p->local, r->bulk_iov, r->bulk_niov, r->bytes, r, &r->bulk);
+            mem.iov = r->bulk_iov;
+            mem.niov = r->bulk_niov;
             r->bulk_kind = UZ_RTS_BULK_RUNS;
         } else {
-            struct uz_shm_stage stage = { .pack = pack_at_offset, .ctx = r->cursor };
-            rc = uz_shm_bulk_offer_staged(p->local, &stage, r->bytes, r, &r->bulk);
+            mem.pack = pack_at_offset;
+            mem.ctx = r->cursor;
             r->bulk_kind = UZ_RTS_BULK_PUSH;
         }
+        int rc = p->path->ops->bulk_offer(p->addr, &mem, r->bytes, r, &r->bulk);
         if (rc > 0)
             return rc;
         r->bulk_offered = rc == 0;      /* no free record: the CTS path still works */
@@ -338,7 +329,7 @@ static int step_rts(struct uz_peer *p, uz_request *r)
              r->comm->rank);
     memcpy(rec + HDR, &ext, sizeof(ext));
     struct uz_payload none = { 0 };
-    int rc = uz_path_send(p, r->peer_world, rec, sizeof(rec), &none);
+    int rc = uz_path_send(p, rec, sizeof(rec), &none);
     if (rc == -EAGAIN)
         return 0;
     return rc ? rc : 1;
@@ -361,7 +352,7 @@ static int step_data(struct uz_peer *p, uz_request *r)
          * them for retransmission may read them from here instead. */
         if (r->contig)
             pl.hold = r;
-        int rc = held_by_net(r, uz_path_send(p, r->peer_world, rec, sizeof(rec), &pl));
+        int rc = held_by_net(r, uz_path_send(p, rec, sizeof(rec), &pl));
         if (rc == -EAGAIN)
             return 0;
         if (rc)
@@ -379,7 +370,7 @@ static int step(struct uz_peer *p, uz_request *r)
     switch (r->phase) {
     case UZ_SEND_CONTROL: {
         struct uz_payload none = { 0 };
-        rc = uz_path_send(p, r->peer_world, r->buf, r->bytes, &none);
+        rc = uz_path_send(p, r->buf, r->bytes, &none);
         if (rc == -EAGAIN)
             return 0;
         sendq_pop(p);
@@ -521,7 +512,7 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
 
     /* Fast path: an eager message that fits one record goes out now,
      * without a request (blocking) or with an already-complete one. */
-    size_t limit = eager_limit_of(p);
+    size_t limit = p->eager_limit;
     int lend = lends_eager(p, out != NULL, mode, bytes) && uz_dt_is_contig(dt, count);
     if (mode != UZ_SEND_SYNC && bytes <= p->eager_single && bytes <= limit && !p->sendq_head && !lend) {
         struct uz_msg_hdr h;
@@ -536,7 +527,7 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
             pl.iov = iov_from_cursor;
             pl.pack_ctx = &cursor;
         }
-        int rc = uz_path_send(p, world, &h, sizeof(h), &pl);
+        int rc = uz_path_send(p, &h, sizeof(h), &pl);
         if (rc == 0) {
             uz_pt2pt_stats.eager_sent++;
             if (out && !(*out = completed_send_request(comm)))
@@ -562,8 +553,8 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
         uz_request_release(r);
         return err;
     }
-    /* Between hosts a rendezvous costs a network round trip, so the
-     * network keeps its own, larger limit (eager_limit_of). */
+    /* Between hosts a rendezvous costs a network round trip, so networks
+     * keep their own, larger limit (pt2pt_init.c). */
     int eager = bytes <= limit;
     if (mode == UZ_SEND_SYNC || !eager)
         r->cookie = uz_cookie_issue(r);
@@ -586,6 +577,14 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
 
 /* -------------------------------------------------- answers from receivers */
 
+/* Take back a bulk offer the receiver has not accepted: 0, or -EBUSY when
+ * it is pulling after all. */
+static int bulk_withdraw(uz_request *r)
+{
+    const struct uz_peer *p = &uz_peers[r->peer_world];
+    return p->path->ops->bulk_withdraw(p->addr, &r->bulk);
+}
+
 void uz_send_on_ack(uint64_t cookie)
 {
     uz_request *r = uz_cookie_lookup(cookie);
@@ -602,8 +601,7 @@ void uz_send_on_cts(uint64_t send_cookie, uint64_t recv_cookie, uint64_t bytes)
     if (!r || r->kind != UZ_REQ_SEND || r->phase != UZ_SEND_WAIT_CTS)
         return;
     if (r->bulk_offered) {
-        struct uz_bulk_desc d = r->bulk;
-        if (uz_shm_bulk_withdraw(&d) != 0)
+        if (bulk_withdraw(r) != 0)
             return;                     /* the receiver is pulling after all */
         r->bulk_offered = 0;
     }
@@ -647,8 +645,7 @@ void uz_send_on_cancel_reply(uint64_t cookie, int cancelled)
     if (!r || r->kind != UZ_REQ_SEND || !cancelled)
         return;
     if (r->bulk_offered) {
-        struct uz_bulk_desc d = r->bulk;
-        uz_shm_bulk_withdraw(&d);
+        bulk_withdraw(r);
         r->bulk_offered = 0;
     }
     uz_status_set_cancelled(&r->status, 1);
@@ -666,8 +663,7 @@ int uz_send_cancel(uz_request *r)
     struct uz_peer *p = &uz_peers[r->peer_world];
     if ((r->phase == UZ_SEND_RTS || (r->phase == UZ_SEND_EAGER && r->sent == 0)) && sendq_remove(p, r)) {
         if (r->bulk_offered) {
-            struct uz_bulk_desc d = r->bulk;
-            uz_shm_bulk_withdraw(&d);
+            bulk_withdraw(r);
             r->bulk_offered = 0;
         }
         uz_status_set_cancelled(&r->status, 1);

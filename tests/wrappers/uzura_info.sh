@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# uzura_info.sh — build/bin/uzura_info: `version`, `params`, `unknown_env`, `usage` and
-# `prefix` (installed copies name the prefix they are installed at) cases.
+# uzura_info.sh — build/bin/uzura_info: `version`, `params`, `unknown_env`, `transports`
+# (the library's registration table), `usage` and `prefix` (installed copies name the
+# prefix they are installed at) cases.
 set -euo pipefail
 source "$(dirname "$0")/testlib.sh"
 info=$UZ_BUILD_DIR/bin/uzura_info
 # A clean environment: no UZURA_* variables but the ones a case sets.
 for v in $(compgen -e | grep '^UZURA_' || true); do unset "$v"; done
 
-case ${1:?usage: uzura_info.sh version|params|unknown_env|usage|prefix} in
+case ${1:?usage: uzura_info.sh version|params|unknown_env|transports|usage|prefix} in
 version)
     expect_eq "--version" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" "$("$info" --version)"
     expect_eq "first line of the full report" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" \
@@ -33,6 +34,15 @@ unknown_env)
     expect_eq "a misspelled variable is listed" "UZURA_VERBOS=1" \
         "$(UZURA_VERBOS=1 UZURA_VERBOSE=1 "$info" --unknown-env || true)"
     expect_status "a misspelled variable: exit 1" 1 env UZURA_VERBOS=1 "$info" --unknown-env
+    ;;
+transports)
+    # Exactly the transports of the library's registration table, in its
+    # order, each with its line of description.
+    listed=$(sed -n 's/^UZ_TRANSPORT(\([a-z0-9_]*\), "\(.*\)")$/\1\t\2/p' \
+             "$UZ_SOURCE_DIR/src/transport/transport_list.h" | awk -F'\t' '{printf "  %-22s %s\n", $1, $2}')
+    expect_eq "the Transports section" "$listed" \
+        "$("$info" | sed -n '/^Transports:/,/^$/p' | sed '1d;/^$/d')"
+    expect_eq "udp is listed" "udp" "$("$info" | sed -n '/^Transports:/,/^$/p' | awk '$1 == "udp" {print $1}')"
     ;;
 usage)
     expect_status "--help" 0 "$info" --help

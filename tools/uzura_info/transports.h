@@ -1,9 +1,9 @@
 /*
  * transports.h — the transports compiled into Uzura, as uzura_info lists them.
  *
- * One line per transport under src/transport/; add the line in the same
- * change that adds the transport, so that uzura_info never claims one that
- * is not there.  The table ends with a { NULL, NULL } line.
+ * Made from the library's registration table (src/transport/transport_list.h),
+ * so that uzura_info lists exactly the transports the library may choose.
+ * The table ends with a { NULL, NULL } line.
  */
 #ifndef UZ_INFO_TRANSPORTS_H
 #define UZ_INFO_TRANSPORTS_H
@@ -14,9 +14,8 @@ struct uz_info_transport {
 };
 
 static const struct uz_info_transport uz_info_transports[] = {
-    { "self", "a rank sending to itself: handed to the receive side at once" },
-    { "shm", "ranks on one host: cache-line rings, one-copy large messages by cross-memory attach" },
-    { "tcp", "ranks on other hosts: one connection per peer pair, opened on demand, job key checked" },
+#define UZ_TRANSPORT(name, summary) { #name, summary },
+#include "transport/transport_list.h"
     { NULL, NULL }
 };
 

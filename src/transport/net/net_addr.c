@@ -13,11 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/errors.h"
 #include "core/params.h"
 #include "transport/net/net.h"
 
-uint8_t uz_net_job_key[UZ_NET_KEY_BYTES];
 struct uz_net_stats uz_net_stats;
 
 static int wanted(const char *ifname)
@@ -38,13 +36,16 @@ static int wanted(const char *ifname)
     return 0;
 }
 
-int uz_net_local_addresses(char (*addrs)[64], int max, int *loopback_index)
+void uz_net_local_addresses(struct uz_net_addrs *a)
 {
     struct ifaddrs *list, *ifa;
-    int n = 0;
+    int n = 0, max = UZ_NET_ADDRS_MAX;
+    char (*addrs)[64] = a->addr;
+    int *loopback_index = &a->loopback_index;
     *loopback_index = -1;
+    a->n = 0;
     if (getifaddrs(&list) != 0)
-        return 0;
+        return;
     for (int pass = 0; pass < 2; pass++) {          /* real interfaces first, loopback last */
         for (ifa = list; ifa && n < max; ifa = ifa->ifa_next) {
             if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != AF_INET || !(ifa->ifa_flags & IFF_UP))
@@ -65,21 +66,5 @@ int uz_net_local_addresses(char (*addrs)[64], int max, int *loopback_index)
         }
     }
     freeifaddrs(list);
-    return n;
+    a->n = n;
 }
-
-/* ----------------------------------------------- transports not built in */
-
-/* A build without one of the network transports links these instead: asking
- * for it is then a clear error at MPI_Init, never a silent fallback. */
-static int transport_missing(const struct uz_net_setup *setup, char *card, size_t cardlen)
-{
-    (void)setup;
-    (void)card;
-    (void)cardlen;
-    return uz_err_make(MPI_ERR_UNSUPPORTED_OPERATION, "UZURA_NET=%s: this transport is not in this build "
-                       "of Uzura (uzura_info lists the transports)", uz_config.net == UZ_NET_UDP ? "udp" : "tcp");
-}
-
-__attribute__((weak)) const struct uz_net_ops uz_tcp_ops = { .name = "tcp", .open = transport_missing };
-__attribute__((weak)) const struct uz_net_ops uz_udp_ops = { .name = "udp", .open = transport_missing };

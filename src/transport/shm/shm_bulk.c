@@ -72,7 +72,7 @@ struct bulk_op {
     void *owner;
     struct run_list mine;       /* our memory */
     struct run_list theirs;     /* the other's memory (fetched when needed) */
-    struct uz_shm_stage stage;  /* our memory when staged (stage.ctx != NULL) */
+    struct uz_bulk_mem stage;   /* our memory when staged (stage.ctx != NULL): pack or unpack */
     int theirs_fetched;
     int sender_copies;          /* receiver: the sender is staged and copies everything */
     int prefault;               /* receiver: our memory is cold, populate each chunk first */
@@ -84,12 +84,6 @@ static struct bulk_op *receiver_ops;
 static int nreceiver_ops, receiver_ops_cap;
 int uz_shm_bulk_active_ops;      /* transfers in flight (read inline) */
 static int nsender_ops;          /* of them, ours as sender: stops the scan of sender_ops early */
-static struct uz_shm_bulk_callbacks callbacks;
-
-void uz_shm_bulk_set_callbacks(const struct uz_shm_bulk_callbacks *cb)
-{
-    callbacks = *cb;
-}
 
 void shm_bulk_init(void)
 {
@@ -300,10 +294,13 @@ static uint64_t chunk_for(size_t total)
     return chunk ? chunk : 1;
 }
 
-/* Offer our memory: its runs, or (stage != NULL) our pack function. */
-static int offer(int peer, const struct iovec *iov, int niov, const struct uz_shm_stage *stage, size_t total,
-                 void *owner, struct uz_bulk_desc *desc)
+/* Offer our memory: its runs, or (staged) our pack function. */
+int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, void *owner,
+                      struct uz_bulk_desc *desc)
 {
+    const struct uz_bulk_mem *stage = mem->ctx ? mem : NULL;
+    const struct iovec *iov = stage ? NULL : mem->iov;
+    int niov = stage ? 0 : mem->niov;
     uint64_t nrec = uz_shm.hdr->bulk_records_per_rank;
     for (uint64_t i = 0; i < nrec; i++) {
         struct bulk_op *op = &sender_ops[i];
@@ -349,18 +346,6 @@ static int offer(int peer, const struct iovec *iov, int niov, const struct uz_sh
     return -EAGAIN;
 }
 
-int uz_shm_bulk_offer(int peer, const struct iovec *iov, int niov, size_t total, void *owner,
-                      struct uz_bulk_desc *desc)
-{
-    return offer(peer, iov, niov, NULL, total, owner, desc);
-}
-
-int uz_shm_bulk_offer_staged(int peer, const struct uz_shm_stage *stage, size_t total, void *owner,
-                             struct uz_bulk_desc *desc)
-{
-    return offer(peer, NULL, 0, stage, total, owner, desc);
-}
-
 /* Our record is FREE again: forget the transfer. */
 static void sender_op_end(struct bulk_op *op)
 {
@@ -371,11 +356,13 @@ static void sender_op_end(struct bulk_op *op)
     nsender_ops--;
 }
 
-int uz_shm_bulk_withdraw(const struct uz_bulk_desc *desc)
+int uz_shm_bulk_withdraw(int peer, const struct uz_bulk_desc *desc)
 {
+    if (desc->record >= uz_shm.hdr->bulk_records_per_rank)
+        return -EINVAL;
     struct bulk_op *op = &sender_ops[desc->record];
     unsigned expect = SHM_BULK_OFFERED;
-    if (!op->in_use || op->generation != desc->generation)
+    if (!op->in_use || op->peer != peer || op->generation != desc->generation)
         return -EINVAL;
     if (!atomic_compare_exchange_strong(&op->rec->state, &expect, SHM_BULK_FREE))
         return -EBUSY;
@@ -392,7 +379,7 @@ static int progress_sender(struct bulk_op *op)
     if (!op->reported && state == SHM_BULK_FREE) {
         /* The receiver finished and handed the record back before we looked. */
         op->reported = 1;
-        callbacks.sent(op->owner, 0);
+        uz_shm.up->bulk_done(op->owner, 0);
         work++;
     } else if (!op->reported && state == SHM_BULK_ACCEPTED) {
         /* A staged sender is the only one who can copy; otherwise helping
@@ -410,7 +397,7 @@ static int progress_sender(struct bulk_op *op)
         }
         if (atomic_load_explicit(&rec->copied, memory_order_acquire) == rec->total) {
             op->reported = 1;
-            callbacks.sent(op->owner, 0);
+            uz_shm.up->bulk_done(op->owner, 0);
             work++;
         }
     }
@@ -421,11 +408,14 @@ static int progress_sender(struct bulk_op *op)
 
 /* ---------------------------------------------------------------- receiver */
 
-/* Accept an offer with our memory: its runs, or (stage != NULL) our unpack
+/* Accept an offer with our memory: its runs, or (staged) our unpack
  * function.  We copy unless the sender is staged. */
-static int accept(int peer, const struct uz_bulk_desc *desc, const struct iovec *iov, int niov,
-                  const struct uz_shm_stage *stage, size_t total, void *owner)
+int uz_shm_bulk_pull(int peer, const struct uz_bulk_desc *desc, const struct uz_bulk_mem *mem, size_t total,
+                     void *owner)
 {
+    const struct uz_bulk_mem *stage = mem->ctx ? mem : NULL;
+    const struct iovec *iov = stage ? NULL : mem->iov;
+    int niov = stage ? 0 : mem->niov;
     if (desc->record >= uz_shm.hdr->bulk_records_per_rank)
         return uz_err_make(MPI_ERR_INTERN, "bulk transfer names record %u of %llu", desc->record,
                            (unsigned long long)uz_shm.hdr->bulk_records_per_rank);
@@ -487,18 +477,6 @@ static int accept(int peer, const struct uz_bulk_desc *desc, const struct iovec 
     return MPI_SUCCESS;
 }
 
-int uz_shm_bulk_pull(int peer, const struct uz_bulk_desc *desc, const struct iovec *iov, int niov,
-                     size_t total, void *owner)
-{
-    return accept(peer, desc, iov, niov, NULL, total, owner);
-}
-
-int uz_shm_bulk_pull_staged(int peer, const struct uz_bulk_desc *desc, const struct uz_shm_stage *stage,
-                            size_t total, void *owner)
-{
-    return accept(peer, desc, NULL, 0, stage, total, owner);
-}
-
 /* Receive completions are reported after the scan, because a callback may
  * start another pull and grow receiver_ops under our feet. */
 struct finished { void *owner; int err; };
@@ -551,6 +529,6 @@ int shm_bulk_progress(void)
             receiver_ops[k++] = receiver_ops[i];
     nreceiver_ops = k;
     for (int i = 0; i < nfin; i++)
-        callbacks.received(fin[i].owner, fin[i].err);
+        uz_shm.up->bulk_done(fin[i].owner, fin[i].err);
     return work + nfin;
 }

@@ -1,6 +1,14 @@
 /*
- * shm_coll.c — shared areas for collective algorithms and waking their
- * waiters (shm_coll.h).
+ * shm_coll.c — the shm transport's collective offload (uz_coll_offload in
+ * transport.h): shared areas for the collective algorithms of
+ * src/coll/coll_shm.c, and waking their waiters.
+ *
+ * An area is a file under /dev/shm named after the job (so mpiexec's
+ * clean-up of uzura-<job>-* catches it after a crash), created by one rank,
+ * mapped by the others, and unlinked as soon as all have mapped it.
+ * Waiting for a peer in an area uses the transport's doorbell: a rank
+ * sleeps through the request layer (it also wakes for point-to-point
+ * records) and whoever releases it calls wake_if_sleeping().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,17 +19,14 @@
 
 #include "core/errors.h"
 #include "core/runtime.h"
-#include "transport/shm/shm_coll.h"
 #include "transport/shm/shm_state.h"
-
-int shm_rx_pending(void);       /* shm_ring.c */
 
 static void area_name(char *buf, size_t len, const char *tag)
 {
     snprintf(buf, len, "/uzura-%s-coll-%s", uz_rt.job_id, tag);
 }
 
-void *uz_shm_coll_map(const char *tag, size_t bytes, int create, int *err)
+static void *area_map(const char *tag, size_t bytes, int create, int *err)
 {
     char name[192];
     area_name(name, sizeof(name), tag);
@@ -57,26 +62,22 @@ void *uz_shm_coll_map(const char *tag, size_t bytes, int create, int *err)
     return p;
 }
 
-void uz_shm_coll_unlink(const char *tag)
+static void area_unlink(const char *tag)
 {
     char name[192];
     area_name(name, sizeof(name), tag);
     shm_unlink(name);
 }
 
-void uz_shm_coll_unmap(void *area, size_t bytes)
+static void area_unmap(void *area, size_t bytes)
 {
     if (area)
         munmap(area, bytes);
 }
 
-void uz_shm_wake_if_sleeping(int local)
-{
-    if (atomic_load_explicit(&shm_ctl_of(local)->sleeping, memory_order_seq_cst))
-        uz_shm_wake(local);
-}
-
-int uz_shm_work_pending(void)
-{
-    return shm_rx_pending() || uz_shm_bulk_pending();
-}
+const struct uz_coll_offload uz_shm_coll_offload = {
+    .area_map = area_map,
+    .area_unlink = area_unlink,
+    .area_unmap = area_unmap,
+    .wake_if_sleeping = uz_shm_wake_if_sleeping,
+};

@@ -186,8 +186,9 @@ static int poll_ring(struct shm_rx *rx, uz_recv_handler handler)
     return handled;
 }
 
-int uz_shm_progress(uz_recv_handler handler)
+int uz_shm_progress(void)
 {
+    uz_recv_handler handler = uz_shm.up->on_record;
     int handled = 0;
     if (UZ_UNLIKELY(atomic_load_explicit(&uz_shm.my_ctl->active_gen, memory_order_relaxed) !=
                     uz_shm.seen_active_gen))
@@ -199,7 +200,6 @@ int uz_shm_progress(uz_recv_handler handler)
     return handled;
 }
 
-/* Is a record waiting on any incoming ring (without handling it)? */
 int shm_rx_pending(void)
 {
     if (atomic_load_explicit(&uz_shm.my_ctl->active_gen, memory_order_acquire) != uz_shm.seen_active_gen)

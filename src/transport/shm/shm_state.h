@@ -48,7 +48,8 @@ struct shm_state {
     unsigned seen_active_gen;
     size_t reserved;                /* bytes this rank reserved with fallocate */
     int cma;                        /* bulk transfers by cross-memory attach */
-    int wake_fd;                    /* our wake socket (pollable_wake), or -1 */
+    int wake_fd;                    /* our wake socket (sleeps_in_poll), or -1 */
+    const struct uz_upcalls *up;    /* the request layer */
 };
 
 extern struct shm_state uz_shm;
@@ -67,6 +68,13 @@ static inline struct shm_bulk_record *shm_bulk_record_of(int local, uint32_t ind
 {
     return (struct shm_bulk_record *)(uz_shm.base + uz_shm.hdr->bulk_offset +
         ((size_t)local * uz_shm.hdr->bulk_records_per_rank + index) * sizeof(struct shm_bulk_record));
+}
+
+/* Our process's and a local peer's pid, as published in the segment
+ * (getpid() is a system call). */
+static inline pid_t shm_pid_of(int local)
+{
+    return shm_ctl_of(local)->pid;
 }
 
 /* Reserve [offset, offset+len) of the segment; MPI error code on failure. */

@@ -30,19 +30,19 @@
 #include "core/runtime.h"
 #include "transport/shm/shm_state.h"
 
-static long futex(atomic_uint *addr, int op, unsigned val, const struct timespec *ts)
+static long futex_call(atomic_uint *addr, int op, unsigned val, const struct timespec *ts)
 {
     return syscall(SYS_futex, (unsigned *)addr, op, val, ts, NULL, 0);
 }
 
-void uz_shm_sleep(long timeout_ns, int (*ready)(void))
+static void sleep_on_futex(long timeout_ns, int (*ready)(void))
 {
     struct shm_ctl *me = uz_shm.my_ctl;
     unsigned bell = atomic_load_explicit(&me->doorbell, memory_order_acquire);
     atomic_store_explicit(&me->sleeping, 1, memory_order_seq_cst);
     if (!ready()) {
         struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
-        futex(&me->doorbell, FUTEX_WAIT, bell, &ts);
+        futex_call(&me->doorbell, FUTEX_WAIT, bell, &ts);
     }
     atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
 }
@@ -82,7 +82,7 @@ void shm_wake_socket_close(void)
     uz_shm.wake_fd = -1;
 }
 
-void uz_shm_sleep_poll(struct pollfd *fds, int nfds, int timeout_ms, int (*ready)(void))
+static void sleep_in_poll(struct pollfd *fds, int nfds, int timeout_ms, int (*ready)(void))
 {
     struct shm_ctl *me = uz_shm.my_ctl;
     fds[nfds].fd = uz_shm.wake_fd;
@@ -116,5 +116,22 @@ void uz_shm_wake(int peer)
         return;
     }
     atomic_fetch_add_explicit(&c->doorbell, 1, memory_order_seq_cst);
-    futex(&c->doorbell, FUTEX_WAKE, INT_MAX, NULL);
+    futex_call(&c->doorbell, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+void uz_shm_wake_if_sleeping(int peer)
+{
+    if (atomic_load_explicit(&shm_ctl_of(peer)->sleeping, memory_order_seq_cst))
+        uz_shm_wake(peer);
+}
+
+/* Peers ring whichever doorbell we announced at start-up: the wake socket
+ * when we sleep in poll() with other transports' descriptors, else the
+ * futex. */
+void uz_shm_sleep(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void))
+{
+    if (uz_shm.wake_fd >= 0)
+        sleep_in_poll(fds, nfds, (int)(timeout_ns / 1000000), ready);
+    else
+        sleep_on_futex(timeout_ns, ready);
 }

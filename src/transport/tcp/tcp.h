@@ -170,6 +170,7 @@ struct tcp_counters {
 
 struct tcp_state {
     int rank, size, node_id;
+    uint8_t key[UZ_NET_KEY_BYTES];      /* the job's */
     int ep;                             /* the epoll set */
     int listen_fd;
     uint16_t port;
@@ -184,7 +185,8 @@ struct tcp_state {
     int ndead;
     int in_progress;
     int lingering;                      /* MPI_Finalize is in its last fence */
-    int (*read_card)(int world, struct uz_net_peer_card *card);
+    int (*read_card)(const char *transport, int world, struct uz_net_peer_card *card);
+    const struct uz_upcalls *up;        /* the request layer */
     unsigned char *scratch;             /* for packing small non-contiguous payloads */
     size_t scratch_cap;
     struct tcp_counters count;
@@ -212,12 +214,12 @@ int tcp_flush(int world);
 void tcp_tx_free(struct tcp_peer *p);
 
 /* tcp_recv.c */
-int tcp_on_readable(int world, uz_recv_handler handler);
+int tcp_on_readable(int world);
 int tcp_rx_new(struct tcp_peer *p);
 void tcp_rx_free(struct tcp_peer *p);
 
 /* tcp_progress.c */
-int tcp_progress(uz_recv_handler handler);
+int tcp_progress(void);
 int tcp_pollfds(struct pollfd *fds, int max, int *timeout_ms);
 void tcp_peer_lost(int world, int err);
 void tcp_peer_lost_errno(int world, int error, const char *doing);

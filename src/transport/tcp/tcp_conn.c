@@ -40,7 +40,7 @@ static void fill_hello(struct tcp_hello *h, enum tcp_hello_kind kind)
     h->version = TCP_VERSION;
     h->kind = (uint16_t)kind;
     h->rank = uz_tcp.rank;
-    memcpy(h->key, uz_net_job_key, UZ_NET_KEY_BYTES);
+    memcpy(h->key, uz_tcp.key, UZ_NET_KEY_BYTES);
 }
 
 /* Compares every byte whatever the first difference, so that the time taken
@@ -49,7 +49,7 @@ static int key_matches(const uint8_t *key)
 {
     volatile uint8_t diff = 0;
     for (int i = 0; i < UZ_NET_KEY_BYTES; i++)
-        diff |= key[i] ^ uz_net_job_key[i];
+        diff |= key[i] ^ uz_tcp.key[i];
     return diff == 0;
 }
 
@@ -128,7 +128,7 @@ static int read_addresses(int world)
 {
     struct tcp_peer *p = &uz_tcp.peers[world];
     struct uz_net_peer_card card;
-    if (!uz_tcp.read_card || uz_tcp.read_card(world, &card) != 0)
+    if (!uz_tcp.read_card || uz_tcp.read_card("tcp", world, &card) != 0)
         return uz_err_make(MPI_ERR_OTHER, "tcp: cannot read the network card of rank %d", world);
     int same_node = card.node_id == uz_tcp.node_id, n = 0, cap = 1;
     for (const char *c = card.value; *c; c++)

@@ -1,7 +1,8 @@
 /*
  * tcp_ops.c — the tcp transport's entry points: opening the listening
  * socket and describing it in the rank's card, closing everything at
- * MPI_Finalize, and the ops table the request layer drives it through.
+ * MPI_Finalize, and the uz_transport_ops table the request layer drives it
+ * through.
  *
  * The card lists every published address with the one port, for example
  * "10.77.0.1:41234,127.0.0.1:41234"; a peer picks the first address that
@@ -72,16 +73,16 @@ static int listen_socket(void)
     return MPI_SUCCESS;
 }
 
-static int write_card(const struct uz_net_setup *setup, char *card, size_t cardlen)
+static int write_card(const struct uz_net_addrs *local, char *card, size_t cardlen)
 {
     size_t used = 0;
     card[0] = '\0';
-    for (int i = 0; i < setup->naddrs; i++) {
-        int n = snprintf(card + used, cardlen - used, "%s%s:%u", used ? "," : "", setup->addrs[i],
+    for (int i = 0; i < local->n; i++) {
+        int n = snprintf(card + used, cardlen - used, "%s%s:%u", used ? "," : "", local->addr[i],
                          (unsigned)uz_tcp.port);
         if (n < 0 || (size_t)n >= cardlen - used)
             return uz_err_make(MPI_ERR_OTHER, "tcp: %d addresses do not fit in a card of %zu bytes "
-                               "(choose interfaces with UZURA_NET_IF)", setup->naddrs, cardlen);
+                               "(choose interfaces with UZURA_NET_IF)", local->n, cardlen);
         used += (size_t)n;
     }
     if (!used)
@@ -93,8 +94,12 @@ static int write_card(const struct uz_net_setup *setup, char *card, size_t cardl
 /* The card, for tcp_describe. */
 static char listening_on[UZ_NET_CARD_MAX];
 
-static int tcp_open(const struct uz_net_setup *setup, char *card, size_t cardlen)
+static int tcp_open(const struct uz_transport_setup *setup, const struct uz_upcalls *up, char *card,
+                    size_t cardlen)
 {
+    uz_tcp.up = up;
+    uz_tcp.read_card = setup->read_card;
+    memcpy(uz_tcp.key, setup->job_key, UZ_NET_KEY_BYTES);
     uz_tcp.rank = setup->world_rank;
     uz_tcp.size = setup->world_size;
     uz_tcp.node_id = setup->node_id;
@@ -118,7 +123,9 @@ static int tcp_open(const struct uz_net_setup *setup, char *card, size_t cardlen
         return err;
     if (tcp_epoll_set(uz_tcp.listen_fd, EPOLLIN, tcp_tag(TCP_TAG_LISTEN, 0), 1) != 0)
         return open_fail("watch the listening socket", errno);
-    if ((err = write_card(setup, card, cardlen)))
+    struct uz_net_addrs local;
+    uz_net_local_addresses(&local);
+    if ((err = write_card(&local, card, cardlen)))
         return err;
     snprintf(listening_on, sizeof(listening_on), "%s", card);
     return MPI_SUCCESS;
@@ -167,21 +174,9 @@ static void tcp_close(void)
 
 /* ------------------------------------------------------------------ the rest */
 
-static void tcp_set_card_reader(int (*read)(int world, struct uz_net_peer_card *card))
+static void tcp_caps(struct uz_transport_caps *caps)
 {
-    uz_tcp.read_card = read;
-}
-
-static size_t tcp_max_record(void)
-{
-    return uz_tcp.max_record;
-}
-
-static int tcp_peer_error(int world)
-{
-    if (world < 0 || world >= uz_tcp.size)
-        return 0;
-    return uz_tcp.peers[world].failed;
+    *caps = (struct uz_transport_caps){ .max_record = uz_tcp.max_record };
 }
 
 static void tcp_describe(char *buf, size_t len)
@@ -189,16 +184,15 @@ static void tcp_describe(char *buf, size_t len)
     snprintf(buf, len, "tcp listening on %s (one connection per peer, opened on first use)", listening_on);
 }
 
-const struct uz_net_ops uz_tcp_ops = {
+const struct uz_transport_ops uz_tcp_transport = {
     .name = "tcp",
+    .reach = UZ_REACH_NETWORK,
     .open = tcp_open,
-    .set_card_reader = tcp_set_card_reader,
-    .send = tcp_send,
-    .progress = tcp_progress,
-    .pollfds = tcp_pollfds,
-    .max_record = tcp_max_record,
-    .peer_error = tcp_peer_error,
+    .caps = tcp_caps,
     .linger = tcp_linger,
     .close = tcp_close,
     .describe = tcp_describe,
+    .send = tcp_send,
+    .progress = tcp_progress,
+    .pollfds = tcp_pollfds,
 };

@@ -7,7 +7,7 @@
  * no address of it connects, or it broke the frame format — is only
  * marked where it is found (perhaps inside a send that the request layer
  * is in the middle of); its sockets are closed and the request layer told
- * (uz_pt2pt_peer_failed, which fails everything addressed to it) at the
+ * (up->peer_failed, which fails everything addressed to it) at the
  * end of the next progress call, from the top.  A peer that reached
  * MPI_Finalize is never reported: connections are closed only after the
  * job-wide fence, and nobody reads them after that.
@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "core/errors.h"
-#include "pt2pt/pt2pt.h"
 #include "transport/tcp/tcp.h"
 
 /* ------------------------------------------------------------ dead peers */
@@ -68,7 +67,7 @@ static int reap(void)
         }
         tcp_tx_free(p);
         tcp_rx_free(p);
-        uz_pt2pt_peer_failed(world, p->failed);
+        uz_tcp.up->peer_failed(world, p->failed);
         n++;
     }
     return n;
@@ -76,7 +75,7 @@ static int reap(void)
 
 /* ------------------------------------------------------------ progress */
 
-static int dispatch(const struct epoll_event *ev, uz_recv_handler handler)
+static int dispatch(const struct epoll_event *ev)
 {
     uint32_t tag = (uint32_t)(ev->data.u64 >> 32), value = (uint32_t)ev->data.u64;
     switch (tag) {
@@ -90,7 +89,7 @@ static int dispatch(const struct epoll_event *ev, uz_recv_handler handler)
             events += tcp_flush((int)value);
         }
         if (ev->events & (EPOLLIN | EPOLLHUP | EPOLLERR))
-            events += tcp_on_readable((int)value, handler);
+            events += tcp_on_readable((int)value);
         return events;
     }
     case TCP_TAG_LISTEN:
@@ -106,7 +105,7 @@ static int dispatch(const struct epoll_event *ev, uz_recv_handler handler)
     return 0;
 }
 
-int tcp_progress(uz_recv_handler handler)
+int tcp_progress(void)
 {
     enum { EVENTS = 32 };
     struct epoll_event ev[EVENTS];
@@ -115,7 +114,7 @@ int tcp_progress(uz_recv_handler handler)
     uz_tcp.in_progress = 1;
     int n = epoll_wait(uz_tcp.ep, ev, EVENTS, 0), events = 0;
     for (int i = 0; i < n; i++)
-        events += dispatch(&ev[i], handler);
+        events += dispatch(&ev[i]);
     if (UZ_UNLIKELY(uz_tcp.nincoming || uz_tcp.ndeadlines))
         tcp_check_deadlines(tcp_now_ns());
     uz_tcp.in_progress = 0;

@@ -5,7 +5,7 @@
  * Bytes are read into the connection's buffer as they come (one recv may
  * bring many small records, each handed over in place).  When the header
  * of a large record is in but its payload is not, the request layer is
- * asked where the payload belongs (uz_pt2pt_place: the runs of a matched
+ * asked where the payload belongs (up->place: the runs of a matched
  * receive buffer, for rendezvous data); the bytes already buffered are
  * copied there and the rest is read with readv straight into those runs.
  * Otherwise the buffer grows to hold the whole record.
@@ -21,7 +21,6 @@
 #include <sys/uio.h>
 
 #include "core/errors.h"
-#include "pt2pt/path.h"
 #include "transport/tcp/tcp.h"
 
 int tcp_rx_new(struct tcp_peer *p)
@@ -91,7 +90,7 @@ static int try_place(int world, struct tcp_rx *rx, const struct tcp_frame *fr)
 {
     const unsigned char *hdr = rx->buf + rx->start + sizeof(*fr);
     size_t payload = fr->len - fr->hdr_len;
-    int n = uz_pt2pt_place(world, hdr, fr->hdr_len, payload, rx->runs, TCP_RUNS_MAX);
+    int n = uz_tcp.up->place(world, hdr, fr->hdr_len, payload, rx->runs, TCP_RUNS_MAX);
     if (n <= 0) {
         rx->refused = 1;
         return 0;
@@ -113,7 +112,7 @@ static int try_place(int world, struct tcp_rx *rx, const struct tcp_frame *fr)
 static void placed(int world, struct tcp_rx *rx)
 {
     rx->placing = 0;
-    uz_pt2pt_placed(world, rx->hdr, rx->hdr_len, rx->payload);
+    uz_tcp.up->placed(world, rx->hdr, rx->hdr_len, rx->payload);
 }
 
 /* ------------------------------------------------------------ frames */
@@ -125,8 +124,9 @@ static int frame_ok(const struct tcp_frame *fr)
 }
 
 /* Hand over every whole record in the buffer.  Returns records handled. */
-static int parse(int world, struct tcp_peer *p, uz_recv_handler handler)
+static int parse(int world, struct tcp_peer *p)
 {
+    uz_recv_handler handler = uz_tcp.up->on_record;
     struct tcp_rx *rx = p->rx;
     int events = 0;
     while (!p->failed && !rx->placing) {
@@ -210,7 +210,7 @@ static int would_block(ssize_t n)
 }
 
 /* The connection to `world` is readable.  Returns records handled. */
-int tcp_on_readable(int world, uz_recv_handler handler)
+int tcp_on_readable(int world)
 {
     struct tcp_peer *p = &uz_tcp.peers[world];
     struct tcp_rx *rx = p->rx;
@@ -248,7 +248,7 @@ int tcp_on_readable(int world, uz_recv_handler handler)
             break;
         }
         rx->end += (size_t)n;
-        events += parse(world, p, handler);
+        events += parse(world, p);
         if ((size_t)n < room && !rx->placing)
             break;                      /* the socket is drained */
     }

@@ -154,7 +154,7 @@ struct udp_state {
     int nlive;
     struct udp_peer *txq;               /* peers with segments to transmit */
     int nbrief;                         /* records held briefly, all peers */
-    int (*read_card)(int world, struct uz_net_peer_card *card);
+    int (*read_card)(const char *transport, int world, struct uz_net_peer_card *card);
     size_t lo_mtu, if_mtu;              /* MTU of the paths to same-host and other-host peers */
     unsigned char *rxbuf;               /* UDP_BATCH receive buffers */
     int rx_more;                        /* the last receive filled its batch: more may wait */
@@ -164,7 +164,8 @@ struct udp_state {
     long next_timer_ns;                 /* earliest deadline of any peer */
     int congested;                      /* receive queue above the high watermark */
     size_t rcvbuf;                      /* the socket's receive buffer, as the kernel sized it */
-    uz_recv_handler handler;            /* where records go (NULL while lingering) */
+    const struct uz_upcalls *up;        /* the request layer */
+    int lingering;                      /* MPI_Finalize's last fence: records are dropped, nobody told */
     /* raw Ethernet */
     int ifindex;
     unsigned char mac[6];
@@ -215,13 +216,13 @@ void udp_peer_declare_dead(struct udp_peer *p, const char *why);
 void udp_reap_gone(void);
 
 /* udp_link.c / udp_raw.c — datagram I/O */
-int udp_link_open(char *card, size_t cardlen, const struct uz_net_setup *setup);
+int udp_link_open(char *card, size_t cardlen, const struct uz_net_addrs *local);
 int udp_link_dest(struct udp_dest *d, const char *card, int same_node, size_t *mtu);
 int udp_link_send(struct udp_out *out, int n);   /* datagrams sent (≥ 0), stops at a full buffer */
 int udp_link_recv(struct udp_in *in, int max);   /* datagrams received (≥ 0) */
 void udp_link_errors(void);                       /* read queued ICMP errors; dead peers */
 int udp_link_send_run(const struct udp_dest *d, struct iovec *iov, int niov, int nseg, size_t seg);
-int udp_raw_open(char *card, size_t cardlen, const struct uz_net_setup *setup);
+int udp_raw_open(char *card, size_t cardlen, const struct uz_net_addrs *local);
 int udp_raw_dest(struct udp_dest *d, const char *card, int same_node, size_t *mtu);
 int udp_raw_send(struct udp_out *out, int n);
 int udp_raw_recv(struct udp_in *in, int max);

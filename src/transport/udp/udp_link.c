@@ -76,7 +76,7 @@ void udp_link_set_buffers(int fd)
     set_buffers(fd);
 }
 
-int udp_link_open(char *card, size_t cardlen, const struct uz_net_setup *setup)
+int udp_link_open(char *card, size_t cardlen, const struct uz_net_addrs *local)
 {
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -106,19 +106,19 @@ int udp_link_open(char *card, size_t cardlen, const struct uz_net_setup *setup)
     size_t if_mtu = 0, lo_mtu = 65536;
     int n = snprintf(card, cardlen, "%u/", ntohs(sin.sin_port));
     char addrs[UZ_NET_CARD_MAX] = "", loop[64] = "-";
-    for (int i = 0; i < setup->naddrs; i++) {
+    for (int i = 0; i < local->n; i++) {
         char name[IF_NAMESIZE];
         size_t mtu = 1500;
-        udp_iface_of(setup->addrs[i], name, sizeof(name), &mtu);
-        if (i == setup->loopback_index) {
-            snprintf(loop, sizeof(loop), "%s", setup->addrs[i]);
+        udp_iface_of(local->addr[i], name, sizeof(name), &mtu);
+        if (i == local->loopback_index) {
+            snprintf(loop, sizeof(loop), "%s", local->addr[i]);
             lo_mtu = mtu;
             continue;
         }
         if (!if_mtu || mtu < if_mtu)
             if_mtu = mtu;
         size_t used = strlen(addrs);
-        snprintf(addrs + used, sizeof(addrs) - used, "%s%s", used ? "," : "", setup->addrs[i]);
+        snprintf(addrs + used, sizeof(addrs) - used, "%s%s", used ? "," : "", local->addr[i]);
     }
     udp.if_mtu = if_mtu ? if_mtu : 1500;
     udp.lo_mtu = lo_mtu;

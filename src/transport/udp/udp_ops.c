@@ -1,6 +1,6 @@
 /*
  * udp_ops.c — the udp transport as the request layer sees it (struct
- * uz_net_ops): opening the one socket of the process, learning peers
+ * uz_transport_ops): opening the one socket of the process, learning peers
  * lazily from their cards, driving receive / timers / transmission from
  * progress(), telling a sleeping rank what to wait on, and shutting down.
  *
@@ -70,7 +70,7 @@ struct udp_peer *udp_peer_get(int world)
     struct udp_peer *p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
-    if (udp.read_card(world, &card) != 0 || peer_path(p, &card) != 0) {
+    if (udp.read_card("udp", world, &card) != 0 || peer_path(p, &card) != 0) {
         free(p);
         return NULL;
     }
@@ -118,10 +118,13 @@ static void read_conf(void)
     c->gso = uz_config.udp_gso && !c->raw;
 }
 
-static int udp_open(const struct uz_net_setup *setup, char *card, size_t cardlen)
+static int udp_open(const struct uz_transport_setup *setup, const struct uz_upcalls *up, char *card,
+                    size_t cardlen)
 {
     memset(&udp, 0, sizeof(udp));
     udp.fd = -1;
+    udp.up = up;
+    udp.read_card = setup->read_card;
     udp.world_rank = setup->world_rank;
     udp.world_size = setup->world_size;
     udp.node_id = setup->node_id;
@@ -136,12 +139,9 @@ static int udp_open(const struct uz_net_setup *setup, char *card, size_t cardlen
     udp.rxbuf = malloc(UDP_BATCH * udp.rxbuf_each);
     if (!udp.peers || !udp.live || !udp.rxbuf)
         return uz_err_make(MPI_ERR_NO_MEM, "udp: out of memory at start-up");
-    return udp.conf.raw ? udp_raw_open(card, cardlen, setup) : udp_link_open(card, cardlen, setup);
-}
-
-static void udp_set_card_reader(int (*read)(int world, struct uz_net_peer_card *card))
-{
-    udp.read_card = read;
+    struct uz_net_addrs local;
+    uz_net_local_addresses(&local);
+    return udp.conf.raw ? udp_raw_open(card, cardlen, &local) : udp_link_open(card, cardlen, &local);
 }
 
 /* ------------------------------------------------------ the data path */
@@ -156,9 +156,8 @@ static int udp_send(int world, const void *hdr, size_t hdr_len, const struct uz_
     return udp_window_send(p, hdr, hdr_len, payload);
 }
 
-static int udp_progress(uz_recv_handler handler)
+static int udp_progress(void)
 {
-    udp.handler = handler;
     int work = udp_recv_poll();
     if (!work && udp.nbrief)
         work = udp_window_copy_when_idle();
@@ -196,15 +195,9 @@ static int udp_pollfds(struct pollfd *fds, int max, int *timeout_ms)
     return 1;
 }
 
-static size_t udp_max_record(void)
+static void udp_caps(struct uz_transport_caps *caps)
 {
-    return udp.conf.max_record;
-}
-
-static int udp_peer_error(int world)
-{
-    struct udp_peer *p = world >= 0 && world < udp.world_size ? udp.peers[world] : NULL;
-    return p && p->dead ? uz_err_make(MPI_ERR_PROC_ABORTED, "udp: rank %d was declared dead", world) : 0;
+    *caps = (struct uz_transport_caps){ .max_record = udp.conf.max_record, .keeps_sent_bytes = 1 };
 }
 
 /* --------------------------------------------------------------- shut-down */
@@ -231,7 +224,7 @@ static void *linger_main(void *arg)
 static void udp_linger(void)
 {
     flush_acks();
-    udp.handler = NULL;         /* records that still arrive are acknowledged and dropped */
+    udp.lingering = 1;          /* records that still arrive are acknowledged and dropped */
     atomic_store_explicit(&linger_stop, 0, memory_order_relaxed);
     if (pthread_create(&linger_thread, NULL, linger_main, NULL) == 0)
         linger_running = 1;
@@ -302,17 +295,15 @@ static void udp_describe(char *buf, size_t len)
              ntohs(sin.sin_port), udp.if_mtu, udp.conf.window, offload);
 }
 
-const struct uz_net_ops uz_udp_ops = {
+const struct uz_transport_ops uz_udp_transport = {
     .name = "udp",
-    .keeps_sent_bytes = 1,
+    .reach = UZ_REACH_NETWORK,
     .open = udp_open,
-    .set_card_reader = udp_set_card_reader,
-    .send = udp_send,
-    .progress = udp_progress,
-    .pollfds = udp_pollfds,
-    .max_record = udp_max_record,
-    .peer_error = udp_peer_error,
+    .caps = udp_caps,
     .linger = udp_linger,
     .close = udp_close,
     .describe = udp_describe,
+    .send = udp_send,
+    .progress = udp_progress,
+    .pollfds = udp_pollfds,
 };

@@ -44,7 +44,7 @@ static int read_mac(int fd, const char *ifname, unsigned char mac[6])
     return 0;
 }
 
-int udp_raw_open(char *card, size_t cardlen, const struct uz_net_setup *setup)
+int udp_raw_open(char *card, size_t cardlen, const struct uz_net_addrs *local)
 {
     int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, htons(UDP_ETHERTYPE));
     if (fd < 0)
@@ -59,12 +59,12 @@ int udp_raw_open(char *card, size_t cardlen, const struct uz_net_setup *setup)
     /* The interface of the first address that is not loopback. */
     char ifname[IF_NAMESIZE] = "lo";
     size_t mtu = udp.lo_mtu = 65536;
-    for (int i = 0; i < setup->naddrs; i++) {
+    for (int i = 0; i < local->n; i++) {
         char name[IF_NAMESIZE];
         size_t m;
-        if (udp_iface_of(setup->addrs[i], name, sizeof(name), &m) != 0)
+        if (udp_iface_of(local->addr[i], name, sizeof(name), &m) != 0)
             continue;
-        if (i == setup->loopback_index) {
+        if (i == local->loopback_index) {
             udp.lo_mtu = m;
         } else if (strcmp(ifname, "lo") == 0) {
             snprintf(ifname, sizeof(ifname), "%s", name);

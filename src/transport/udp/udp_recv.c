@@ -41,7 +41,6 @@
 #include <string.h>
 
 #include "core/errors.h"
-#include "pt2pt/path.h"
 #include "transport/udp/udp.h"
 
 /* ------------------------------------------------------------ reassembly */
@@ -76,8 +75,8 @@ static int record_begin(struct udp_peer *p, const struct udp_wire *w, const unsi
     p->rec_got = w->len;
     p->placing = 0;
     size_t payload = p->rec_len - p->rec_hdr_len;
-    if (udp.handler && p->rec_hdr_len <= sizeof(p->rec_hdr) && payload) {
-        p->nplace = uz_pt2pt_place(p->world, data, p->rec_hdr_len, payload, p->place, UDP_PLACE_MAX);
+    if (!udp.lingering && p->rec_hdr_len <= sizeof(p->rec_hdr) && payload) {
+        p->nplace = udp.up->place(p->world, data, p->rec_hdr_len, payload, p->place, UDP_PLACE_MAX);
         if (p->nplace > 0) {
             p->placing = 1;
             memcpy(p->rec_hdr, data, p->rec_hdr_len);
@@ -94,12 +93,12 @@ static int record_begin(struct udp_peer *p, const struct udp_wire *w, const unsi
 
 static void record_end(struct udp_peer *p)
 {
-    if (!udp.handler)
+    if (udp.lingering)
         udp.stats.dropped_after_finalize++;
     else if (p->placing)
-        uz_pt2pt_placed(p->world, p->rec_hdr, p->rec_hdr_len, p->rec_len - p->rec_hdr_len);
+        udp.up->placed(p->world, p->rec_hdr, p->rec_hdr_len, p->rec_len - p->rec_hdr_len);
     else
-        udp.handler(p->world, p->rec_buf, p->rec_len);
+        udp.up->on_record(p->world, p->rec_buf, p->rec_len);
     record_reset(p);
 }
 
@@ -113,8 +112,8 @@ static int deliver_segment(struct udp_peer *p, const struct udp_wire *w, const u
         if (w->flags & UDP_F_LAST) {
             if (w->len != w->rec_len)
                 return -1;
-            if (udp.handler)
-                udp.handler(p->world, data, w->len);
+            if (!udp.lingering)
+                udp.up->on_record(p->world, data, w->len);
             else
                 udp.stats.dropped_after_finalize++;
             return 0;
@@ -281,12 +280,14 @@ static void find_headers(const struct udp_in *in, int n, const struct udp_wire *
         hw[i] = NULL;
         if (in[i].len < sizeof(struct udp_wire))
             continue;
-        if (!udp_wire_at_start(in[i].buf, in[i].len)) {
+        if (!udp_wire_at_start(in[i].buf, in[i].len))
             at += in[i].len - sizeof(struct udp_wire);
-            if ((uintptr_t)at % _Alignof(struct udp_wire)) {
-                memcpy(&aligned[i], at, sizeof(aligned[i]));
-                at = (const unsigned char *)&aligned[i];
-            }
+        /* A trailer, or a header at the start of a segment that GRO packed
+         * behind others of a size that is no multiple of 8 (a 1500-byte
+         * path gives 1372-byte datagrams), may be misaligned. */
+        if ((uintptr_t)at % _Alignof(struct udp_wire)) {
+            memcpy(&aligned[i], at, sizeof(aligned[i]));
+            at = (const unsigned char *)&aligned[i];
         }
         hw[i] = w[k++] = (const struct udp_wire *)at;
     }

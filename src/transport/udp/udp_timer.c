@@ -15,7 +15,6 @@
 #include <time.h>
 
 #include "core/errors.h"
-#include "pt2pt/pt2pt.h"
 #include "transport/udp/udp.h"
 
 long udp_now(void)
@@ -65,8 +64,8 @@ void udp_peer_declare_dead(struct udp_peer *p, const char *why)
                           p->dest.text, why);
     udp_window_free(p, err);
     p->stopped = 0;
-    if (udp.handler)            /* not while lingering in MPI_Finalize */
-        uz_pt2pt_peer_failed(p->world, err);
+    if (!udp.lingering)         /* nobody to tell in MPI_Finalize's last fence */
+        udp.up->peer_failed(p->world, err);
 }
 
 /* Declare dead the peers udp_link_errors() found gone.  Called where no

@@ -40,7 +40,6 @@
 #include <string.h>
 
 #include "core/errors.h"
-#include "pt2pt/path.h"
 #include "transport/udp/udp.h"
 
 enum { CWND_RESTART = 16 };
@@ -170,7 +169,7 @@ static void release_held(struct udp_peer *p, uint32_t from, uint32_t to, int err
         p->slot_brief[i] = 0;
     }
     for (int k = 0; k < n; k++)
-        uz_pt2pt_released(p->releasing[k], error);
+        udp.up->released(p->releasing[k], error);
 }
 
 void udp_window_free(struct udp_peer *p, int error)
