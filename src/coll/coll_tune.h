@@ -20,4 +20,12 @@ _Static_assert((int)BARRIER_AUTO == 0 && (int)BCAST_AUTO == 0 && (int)REDUCE_AUT
                "the first row of each list in core/params_coll.h is auto");
 enum { UZ_ALG_AUTO = 0 };
 
+/* The message-passing algorithm a tunable forces, or UZ_ALG_AUTO when it
+ * says auto or shm (a schedule is built only when the shared-memory
+ * algorithm declined the call, and then the automatic choice stands in). */
+static inline int uz_coll_forced(int tunable, int shm_choice)
+{
+    return tunable == shm_choice ? UZ_ALG_AUTO : tunable;
+}
+
 #endif /* UZ_COLL_COLL_TUNE_H */
