@@ -103,9 +103,6 @@ static int make_layout(struct uz_sched *s, const MPI_Count *counts, int p, struc
         return s->build_err;
     l->displs = l->cnts + p;
     l->total = 0;
-    int err = uz_coll_check_counts(counts, p, "recvcounts");
-    if (err)
-        return err;
     for (int i = 0; i < p; i++) {
         l->cnts[i] = uz_reducer_units(&s->red, counts[i]);
         l->displs[i] = l->total;
@@ -153,9 +150,7 @@ static int build_inter(struct uz_sched *s, const void *sendbuf, void *recvbuf, c
 {
     int p = s->comm->size, r = s->comm->rank;
     int err = uz_coll_check_in_place(s->comm, sendbuf, 0, 0, "sendbuf");
-    if (!err)
-        err = uz_coll_check_counts(counts, p, "recvcounts");
-    MPI_Count total = err ? 0 : sum(counts, p);
+    MPI_Count total = sum(counts, p);
     if (err || total == 0 || dt->size == 0)
         return err;
     char *mine = NULL, *theirs = NULL;
@@ -203,7 +198,8 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, struct uz_varray c
     if (!c && !s->build_err && (c = uz_sched_alloc(s, sizeof(MPI_Count) * p)))
         for (int i = 0; i < p; i++)
             c[i] = block;
-    err = s->build_err;
+    /* Checked before the shared-memory algorithm sizes anything by them. */
+    err = s->build_err ? s->build_err : uz_coll_check_counts(c, p, "recvcounts");
     if (!err && mode == UZ_COLL_BLOCKING && !comm->is_inter) {
         int rc = uz_shm_reduce_scatter(sendbuf, recvbuf, c, dt, op, comm, want);
         if (rc != UZ_SHM_DECLINED)
