@@ -38,11 +38,23 @@ struct rooted {
 
 static struct rooted describe(const struct uz_coll_args *a, int to_root)
 {
-    if (to_root)
-        return (struct rooted){ 1, a->root, a->recvbuf, a->rcount, a->vcounts, a->vdispls, a->rtype,
-                                (void *)a->sendbuf, a->scount, a->stype };
-    return (struct rooted){ 0, a->root, (void *)a->sendbuf, a->scount, a->vcounts, a->vdispls, a->stype,
-                            a->recvbuf, a->rcount, a->rtype };
+    struct rooted x = { .to_root = to_root, .root = a->root, .counts = a->vcounts, .displs = a->vdispls };
+    if (to_root) {
+        x.all = a->recvbuf;
+        x.count = a->rcount;
+        x.all_dt = a->rtype;
+        x.mine = (void *)a->sendbuf;
+        x.mine_count = a->scount;
+        x.mine_dt = a->stype;
+    } else {
+        x.all = (void *)a->sendbuf;
+        x.count = a->scount;
+        x.all_dt = a->stype;
+        x.mine = a->recvbuf;
+        x.mine_count = a->rcount;
+        x.mine_dt = a->rtype;
+    }
+    return x;
 }
 
 static void *block_at(const struct rooted *x, int i)
@@ -127,11 +139,12 @@ static void subtrees(struct uz_sched *s, const struct rooted *x, const struct no
         int n = t->vr + 2 * mask <= t->p ? mask : t->p - t->vr - mask;
         with_child(s, x, bundle + mask * t->b, (MPI_Count)(t->b * n), byte, (t->vr + mask + x->root) % t->p);
     }
-    if (t->r != x->root)
+    if (t->r != x->root) {
         copy_along(s, x, x->mine, x->mine_count, x->mine_dt, bundle, (MPI_Count)t->b, byte);
-    else if (x->mine != MPI_IN_PLACE)
-        copy_along(s, x, x->mine, x->mine_count, x->mine_dt, uz_block(x->all, t->r, x->count, x->all_dt), x->count,
-                   x->all_dt);
+    } else if (x->mine != MPI_IN_PLACE) {
+        void *place = uz_block(x->all, t->r, x->count, x->all_dt);
+        copy_along(s, x, x->mine, x->mine_count, x->mine_dt, place, x->count, x->all_dt);
+    }
 }
 
 /* The whole bundle with the parent; at the root, between the bundle (in
@@ -145,9 +158,10 @@ static void toward_parent(struct uz_sched *s, const struct rooted *x, const stru
         with_parent(s, x, bundle, (MPI_Count)(t->b * t->span), byte, t->parent);
         return;
     }
-    for (int i = 1; i < t->p && !direct; i++)
-        copy_along(s, x, bundle + i * t->b, (MPI_Count)t->b, byte, uz_block(x->all, (i + x->root) % t->p, x->count,
-                   x->all_dt), x->count, x->all_dt);
+    for (int i = 1; i < t->p && !direct; i++) {
+        void *place = uz_block(x->all, (i + x->root) % t->p, x->count, x->all_dt);
+        copy_along(s, x, bundle + i * t->b, (MPI_Count)t->b, byte, place, x->count, x->all_dt);
+    }
 }
 
 static void rooted_binomial(struct uz_sched *s, const struct rooted *x)
