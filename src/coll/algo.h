@@ -1,8 +1,8 @@
 /*
- * algo.h — what the collective algorithm files share: building a schedule
- * for each operation (one builder per operation, choosing an algorithm),
- * the helpers they have in common, and running the result as a blocking,
- * nonblocking or persistent call.
+ * algo.h — what the collective algorithm files share: running a call
+ * (uz_coll_call: the one prologue every operation's MPI procedures go
+ * through), building a schedule for each operation (one builder per
+ * operation, choosing an algorithm), and the helpers they have in common.
  */
 #ifndef UZ_COLL_ALGO_H
 #define UZ_COLL_ALGO_H
@@ -22,11 +22,91 @@ enum uz_coll_mode {
     UZ_COLL_PERSISTENT,
 };
 
-/* A schedule for a call in `mode` (the communicator's reusable one for
- * blocking calls). */
+/* ------------------------------------------------- per-rank arrays */
+
+/* The counts and displacements arrays of the v and w collectives arrive
+ * as int (MPI_Gatherv) or MPI_Count / MPI_Aint (MPI_Gatherv_c) arrays;
+ * they are copied into the schedule as MPI_Count / MPI_Aint, which also
+ * frees nonblocking calls from the user's arrays. */
+struct uz_varray {
+    const int *i;
+    const MPI_Count *c;
+    const MPI_Aint *a;
+};
+static inline struct uz_varray uz_varray_int(const int *p)
+{
+    return (struct uz_varray){ .i = p };
+}
+static inline struct uz_varray uz_varray_count(const MPI_Count *p)
+{
+    return (struct uz_varray){ .c = p };
+}
+static inline struct uz_varray uz_varray_aint(const MPI_Aint *p)
+{
+    return (struct uz_varray){ .a = p };
+}
+
+/* ------------------------------------------------- one collective call */
+
+/* The arguments of a collective call in the one shape every operation's
+ * fit: what this rank sends, what it receives (a reduction or broadcast
+ * has one count and datatype, given as both sides), the operation and the
+ * root where the call has them, and a v form's per-rank arrays. */
+struct uz_coll_args {
+    const void *sendbuf;
+    MPI_Count scount;
+    uz_datatype *stype;
+    void *recvbuf;
+    MPI_Count rcount;
+    uz_datatype *rtype;
+    uz_op *op;
+    int root;
+    struct uz_varray counts, displs;    /* v forms, as the user passed them */
+    /* ...and as uz_coll_call copied them into the schedule; NULL where this
+     * rank passes none. */
+    const MPI_Count *vcounts;
+    const MPI_Aint *vdispls;
+};
+
+/* Which ranks pass a v form's per-rank arrays. */
+enum uz_coll_arrays {
+    UZ_COLL_NO_ARRAYS,
+    UZ_COLL_ARRAYS_AT_ROOT,         /* the root (MPI_ROOT on an intercommunicator) */
+    UZ_COLL_ARRAYS_EVERYWHERE,
+};
+
+/* What uz_coll_call needs to know of one operation. */
+struct uz_coll_kind {
+    /* Blocking calls on an intracommunicator are offered first to the
+     * shared-memory algorithm (NULL: there is none), which returns
+     * UZ_SHM_DECLINED when it does not take the call; `want` comes from
+     * the operation's tunable and the value of it that names shm. */
+    int (*shm)(const struct uz_coll_args *a, uz_comm *comm, int want);
+    const int *tunable;
+    int shm_choice;
+    enum uz_coll_arrays arrays;
+    /* Add the operation's steps to s: its message-passing algorithm. */
+    int (*build)(struct uz_sched *s, const struct uz_coll_args *a);
+};
+
+/* One call of a collective, blocking, nonblocking (`request` is its
+ * output) or persistent (its MPI_*_init): takes the library lock, offers
+ * a blocking intracommunicator call to the shared-memory algorithm, else
+ * gets a schedule, keeps the datatypes and operation alive for calls that
+ * outlive this one, copies the v arrays, builds, and runs or starts it. */
+int uz_coll_call(const struct uz_coll_kind *k, const struct uz_coll_args *a, uz_comm *comm,
+                 enum uz_coll_mode mode, MPI_Request *request);
+
+/* The pieces, for operations whose shared-memory algorithm needs their
+ * arrays in the schedule first (Alltoallv/w, Reduce_scatter), called with
+ * the lock held: a schedule for a call in `mode` (the communicator's
+ * reusable one for blocking calls)... */
 int uz_coll_begin(uz_comm *comm, enum uz_coll_mode mode, struct uz_sched **out);
-/* Run or start it; `request` is the output of nonblocking and persistent
- * calls.  Frees a heap schedule on error. */
+/* ...keeping the datatypes and operation given (NULL ones are skipped)
+ * alive as long as the schedule when the call outlives this one... */
+void uz_coll_hold(struct uz_sched *s, enum uz_coll_mode mode, uz_datatype *stype, uz_datatype *rtype, uz_op *op);
+/* ...and running or starting it; `request` is the output of nonblocking
+ * and persistent calls.  Frees a heap schedule on error. */
 int uz_coll_finish(struct uz_sched *s, enum uz_coll_mode mode, int err, MPI_Request *request);
 
 static inline uz_datatype *uz_byte_type(void)
@@ -55,34 +135,23 @@ static inline int uz_pof2_floor(int n)
     return p;
 }
 
-/* ------------------------------------------------- per-rank arrays */
-
-/* The counts and displacements arrays of the v and w collectives arrive
- * as int (MPI_Gatherv) or MPI_Count / MPI_Aint (MPI_Gatherv_c) arrays;
- * they are copied into the schedule as MPI_Count / MPI_Aint, which also
- * frees nonblocking calls from the user's arrays. */
-struct uz_varray {
-    const int *i;
-    const MPI_Count *c;
-    const MPI_Aint *a;
-};
-static inline struct uz_varray uz_varray_int(const int *p)
-{
-    return (struct uz_varray){ .i = p };
-}
-static inline struct uz_varray uz_varray_count(const MPI_Count *p)
-{
-    return (struct uz_varray){ .c = p };
-}
-static inline struct uz_varray uz_varray_aint(const MPI_Aint *p)
-{
-    return (struct uz_varray){ .a = p };
-}
-
 /* n entries as MPI_Count / MPI_Aint in schedule scratch (NULL when the
  * array is NULL or memory ran out; build_err says which). */
 MPI_Count *uz_coll_counts(struct uz_sched *s, int n, struct uz_varray v);
 MPI_Aint *uz_coll_displs(struct uz_sched *s, int n, struct uz_varray v);
+/* MPI_ERR_COUNT naming `what`[i] for the first negative entry. */
+int uz_coll_check_counts(const MPI_Count *c, int n, const char *what);
+
+/* ------------------------------------------------- argument rules */
+
+/* MPI_IN_PLACE given as `buf` (the argument `what`) where this rank may
+ * not use it: on an intercommunicator, or, for a rooted operation
+ * (`rooted`), away from the root.  MPI_SUCCESS otherwise. */
+int uz_coll_check_in_place(const uz_comm *comm, const void *buf, int rooted, int root, const char *what);
+
+/* Scratch for (count, dt) in dt's own layout: the pointer a buffer of
+ * (count, dt) would have (shifted by dt's true lower bound). */
+void *uz_coll_typed_scratch(struct uz_sched *s, MPI_Count count, const uz_datatype *dt);
 
 /* The datatype handles of the w collectives, checked (valid, committed)
  * and, when `hold`, kept alive for the schedule.  NULL with *err set when
@@ -114,6 +183,15 @@ struct uz_rvec {
  * is in working form. */
 int uz_rvec_setup(struct uz_sched *s, struct uz_rvec *v, const void *inbuf, void *outbuf, MPI_Count count,
                   uz_datatype *dt);
+/* The start every reduction builder on an intracommunicator shares: the
+ * reducer for (op, dt) (MPI_ERR_OP where op is not defined for dt), the
+ * rules for sendbuf (MPI_IN_PLACE only at the root of a `rooted`
+ * operation; not recvbuf itself where this rank gets a result), and
+ * uz_rvec_setup with the input in recvbuf when in place.  The result goes
+ * to recvbuf at every rank, or at the root only when `rooted`.  Leaves
+ * v->n 0 when there is no data: nothing to build. */
+int uz_rvec_begin(struct uz_sched *s, struct uz_rvec *v, const void *sendbuf, void *recvbuf, MPI_Count count,
+                  uz_datatype *dt, uz_op *op, int rooted, int root);
 /* Copy the input into the work vector (when they differ). */
 void uz_rvec_load(struct uz_sched *s, struct uz_rvec *v);
 /* Finish: unpack the work vector into the user's buffer if needed. */
@@ -162,8 +240,6 @@ int uz_build_reduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_
                     uz_op *op, int root);
 int uz_build_allreduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count,
                        uz_datatype *dt, uz_op *op);
-int uz_build_gather(struct uz_sched *s, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
-                    void *recvbuf, MPI_Count rcount, uz_datatype *rtype, int root);
 int uz_build_allgather(struct uz_sched *s, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
                        void *recvbuf, MPI_Count rcount, uz_datatype *rtype);
 int uz_build_alltoall(struct uz_sched *s, const void *sendbuf, MPI_Count scount, uz_datatype *stype,

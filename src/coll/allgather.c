@@ -17,7 +17,6 @@
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
 #include "coll/coll_tune.h"
-#include "pt2pt/lock.h"
 
 /* Block i of the result: counts/displs for Allgatherv, else fixed. */
 struct blocks {
@@ -96,14 +95,12 @@ static void allgather_bruck(struct uz_sched *s, int in_place, void *recvbuf, MPI
 
 static int choose(uz_comm *comm, size_t total, int fixed)
 {
-    int alg = uz_config.coll_allgather;
+    int alg = uz_coll_forced(uz_config.coll_allgather, ALLGATHER_SHM);
     int p = comm->size, pof2 = (p & (p - 1)) == 0;
     if (alg == ALLGATHER_RECURSIVE_DOUBLING && (!pof2 || !fixed))
         alg = fixed ? ALLGATHER_BRUCK : ALLGATHER_RING;
     if (alg == ALLGATHER_BRUCK && !fixed)
         alg = ALLGATHER_RING;
-    if (alg == ALLGATHER_SHM)
-        alg = UZ_ALG_AUTO;
     if (alg != UZ_ALG_AUTO)
         return alg;
     if (total >= uz_config.coll_allgather_long || !fixed)
@@ -127,9 +124,10 @@ static int build_allgather(struct uz_sched *s, const void *sendbuf, MPI_Count sc
 {
     uz_comm *comm = s->comm;
     int r = comm->rank, p = comm->size;
+    int err = uz_coll_check_in_place(comm, sendbuf, 0, 0, "sendbuf");
+    if (err)
+        return err;
     if (comm->is_inter) {
-        if (sendbuf == MPI_IN_PLACE)
-            return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
         allgather_inter(s, sendbuf, scount, stype, b);
         return s->build_err;
     }
@@ -170,149 +168,114 @@ int uz_build_allgather(struct uz_sched *s, const void *sendbuf, MPI_Count scount
 
 /* ------------------------------------------------------------ entry points */
 
-static int allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
-                     MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, enum uz_coll_mode mode,
-                     MPI_Request *request)
+static int shm_allgather(const struct uz_coll_args *a, uz_comm *comm, int want)
 {
-    if (mode == UZ_COLL_BLOCKING && !comm->is_inter) {
-        int rc = uz_shm_allgather(sendbuf, scount, stype, recvbuf, rcount, rtype, comm,
-                                  uz_shm_want(uz_config.coll_allgather, ALLGATHER_SHM));
-        if (rc != UZ_SHM_DECLINED)
-            return rc;
-    }
-    struct uz_sched *s;
-    int err = uz_coll_begin(comm, mode, &s);
-    if (err)
-        return err;
-    if (mode != UZ_COLL_BLOCKING) {
-        uz_sched_hold_dt(s, stype);
-        uz_sched_hold_dt(s, rtype);
-    }
-    return uz_coll_finish(s, mode, uz_build_allgather(s, sendbuf, scount, stype, recvbuf, rcount, rtype),
-                          request);
+    return uz_shm_allgather(a->sendbuf, a->scount, a->stype, a->recvbuf, a->rcount, a->rtype, comm, want);
 }
 
-static int allgatherv(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
-                      struct uz_varray rcounts, struct uz_varray displs, uz_datatype *rtype, uz_comm *comm,
-                      enum uz_coll_mode mode, MPI_Request *request)
+static int build_fixed(struct uz_sched *s, const struct uz_coll_args *a)
 {
-    struct uz_sched *s;
-    int err = uz_coll_begin(comm, mode, &s);
-    if (err)
-        return err;
-    if (mode != UZ_COLL_BLOCKING) {
-        uz_sched_hold_dt(s, stype);
-        uz_sched_hold_dt(s, rtype);
-    }
-    int p = comm->is_inter ? comm->remote_size : comm->size;
-    struct blocks b = { recvbuf, 0, uz_coll_counts(s, p, rcounts), uz_coll_displs(s, p, displs), rtype };
-    err = s->build_err;
-    for (int i = 0; !err && i < p; i++)
-        if (b.counts[i] < 0)
-            err = uz_err_make(MPI_ERR_COUNT, "invalid count %lld in recvcounts[%d]", (long long)b.counts[i], i);
-    if (!err)
-        err = build_allgather(s, sendbuf, scount, stype, &b);
-    return uz_coll_finish(s, mode, err, request);
+    return uz_build_allgather(s, a->sendbuf, a->scount, a->stype, a->recvbuf, a->rcount, a->rtype);
+}
+
+static int build_v(struct uz_sched *s, const struct uz_coll_args *a)
+{
+    uz_comm *comm = s->comm;
+    int err = uz_coll_check_counts(a->vcounts, comm->is_inter ? comm->remote_size : comm->size, "recvcounts");
+    struct blocks b = { a->recvbuf, 0, a->vcounts, a->vdispls, a->rtype };
+    return err ? err : build_allgather(s, a->sendbuf, a->scount, a->stype, &b);
+}
+
+static const struct uz_coll_kind allgather = {
+    .shm = shm_allgather, .tunable = &uz_config.coll_allgather, .shm_choice = ALLGATHER_SHM, .build = build_fixed,
+};
+static const struct uz_coll_kind allgatherv = { .arrays = UZ_COLL_ARRAYS_EVERYWHERE, .build = build_v };
+
+static int call(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
+                uz_datatype *rtype, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
+{
+    struct uz_coll_args a = { .sendbuf = sendbuf, .scount = scount, .stype = stype, .recvbuf = recvbuf,
+                              .rcount = rcount, .rtype = rtype };
+    return uz_coll_call(&allgather, &a, comm, mode, request);
+}
+
+static int call_v(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
+                  struct uz_varray rcounts, struct uz_varray displs, uz_datatype *rtype, uz_comm *comm,
+                  enum uz_coll_mode mode, MPI_Request *request)
+{
+    struct uz_coll_args a = { .sendbuf = sendbuf, .scount = scount, .stype = stype, .recvbuf = recvbuf,
+                              .rtype = rtype, .counts = rcounts, .displs = displs };
+    return uz_coll_call(&allgatherv, &a, comm, mode, request);
 }
 
 int uz_coll_allgather(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                       MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm)
 {
-    uz_lock();
-    int err = allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_BLOCKING,
-                        NULL);
-    uz_unlock();
-    return err;
+    return call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Allgather_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                        MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm)
 {
-    return uz_coll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Iallgather_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                         MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm, MPI_Request *request)
 {
-    uz_lock();
-    int err = allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        UZ_COLL_NONBLOCKING, request);
-    uz_unlock();
-    return err;
+    return call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_NONBLOCKING, request);
 }
 
 int uz_mpi_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                             MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm, uz_info *info,
                             MPI_Request *request)
 {
-    uz_lock();
-    int err = allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                        UZ_COLL_PERSISTENT, request);
-    uz_unlock();
-    return err;
+    return call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_PERSISTENT, request);
 }
 
 int uz_mpi_Allgatherv(const void *sendbuf, int sendcount, uz_datatype *sendtype, void *recvbuf,
                       const int recvcounts[], const int displs[], uz_datatype *recvtype, uz_comm *comm)
 {
-    uz_lock();
-    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_int(recvcounts), uz_varray_int(displs),
-                         recvtype, comm, UZ_COLL_BLOCKING, NULL);
-    uz_unlock();
-    return err;
+    return call_v(sendbuf, sendcount, sendtype, recvbuf, uz_varray_int(recvcounts), uz_varray_int(displs),
+                  recvtype, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                         const MPI_Count recvcounts[], const MPI_Aint displs[], uz_datatype *recvtype,
                         uz_comm *comm)
 {
-    uz_lock();
-    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_count(recvcounts),
-                         uz_varray_aint(displs), recvtype, comm, UZ_COLL_BLOCKING, NULL);
-    uz_unlock();
-    return err;
+    return call_v(sendbuf, sendcount, sendtype, recvbuf, uz_varray_count(recvcounts), uz_varray_aint(displs),
+                  recvtype, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Iallgatherv(const void *sendbuf, int sendcount, uz_datatype *sendtype, void *recvbuf,
                        const int recvcounts[], const int displs[], uz_datatype *recvtype, uz_comm *comm,
                        MPI_Request *request)
 {
-    uz_lock();
-    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_int(recvcounts), uz_varray_int(displs),
-                         recvtype, comm, UZ_COLL_NONBLOCKING, request);
-    uz_unlock();
-    return err;
+    return call_v(sendbuf, sendcount, sendtype, recvbuf, uz_varray_int(recvcounts), uz_varray_int(displs),
+                  recvtype, comm, UZ_COLL_NONBLOCKING, request);
 }
 
 int uz_mpi_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                          const MPI_Count recvcounts[], const MPI_Aint displs[], uz_datatype *recvtype,
                          uz_comm *comm, MPI_Request *request)
 {
-    uz_lock();
-    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_count(recvcounts),
-                         uz_varray_aint(displs), recvtype, comm, UZ_COLL_NONBLOCKING, request);
-    uz_unlock();
-    return err;
+    return call_v(sendbuf, sendcount, sendtype, recvbuf, uz_varray_count(recvcounts), uz_varray_aint(displs),
+                  recvtype, comm, UZ_COLL_NONBLOCKING, request);
 }
 
 int uz_mpi_Allgatherv_init(const void *sendbuf, int sendcount, uz_datatype *sendtype, void *recvbuf,
                            const int recvcounts[], const int displs[], uz_datatype *recvtype, uz_comm *comm,
                            uz_info *info, MPI_Request *request)
 {
-    uz_lock();
-    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_int(recvcounts), uz_varray_int(displs),
-                         recvtype, comm, UZ_COLL_PERSISTENT, request);
-    uz_unlock();
-    return err;
+    return call_v(sendbuf, sendcount, sendtype, recvbuf, uz_varray_int(recvcounts), uz_varray_int(displs),
+                  recvtype, comm, UZ_COLL_PERSISTENT, request);
 }
 
 int uz_mpi_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                              const MPI_Count recvcounts[], const MPI_Aint displs[], uz_datatype *recvtype,
                              uz_comm *comm, uz_info *info, MPI_Request *request)
 {
-    uz_lock();
-    int err = allgatherv(sendbuf, sendcount, sendtype, recvbuf, uz_varray_count(recvcounts),
-                         uz_varray_aint(displs), recvtype, comm, UZ_COLL_PERSISTENT, request);
-    uz_unlock();
-    return err;
+    return call_v(sendbuf, sendcount, sendtype, recvbuf, uz_varray_count(recvcounts), uz_varray_aint(displs),
+                  recvtype, comm, UZ_COLL_PERSISTENT, request);
 }

@@ -20,7 +20,6 @@
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
 #include "coll/coll_tune.h"
-#include "pt2pt/lock.h"
 
 /* The pairing step for p not a power of two; returns this rank's rank
  * among the pof2 that go on, or -1. */
@@ -159,12 +158,10 @@ static void allreduce_ring(struct uz_sched *s, void *acc, MPI_Count n)
 
 static int choose(const struct uz_sched *s, size_t bytes, MPI_Count n)
 {
-    int alg = uz_config.coll_allreduce;
+    int alg = uz_coll_forced(uz_config.coll_allreduce, ALLREDUCE_SHM);
     int p = s->comm->size;
     if ((alg == ALLREDUCE_RABENSEIFNER || alg == ALLREDUCE_RING) && (!s->red.commutative || n < p))
         alg = ALLREDUCE_RECURSIVE_DOUBLING;
-    if (alg == ALLREDUCE_SHM)
-        alg = UZ_ALG_AUTO;
     if (alg != UZ_ALG_AUTO)
         return alg;
     if (bytes >= uz_config.coll_allreduce_long && s->red.commutative && n >= p && p > 2)
@@ -175,16 +172,9 @@ static int choose(const struct uz_sched *s, size_t bytes, MPI_Count n)
 int uz_build_allreduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count,
                        uz_datatype *dt, uz_op *op)
 {
-    int err = uz_reducer_init(&s->red, op, dt, 0);
-    if (err)
-        return err;
-    if (sendbuf == recvbuf && sendbuf != NULL && count > 0 && dt->size > 0)
-        return uz_err_make(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
-    if (count == 0 || dt->size == 0)
-        return MPI_SUCCESS;
-    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     struct uz_rvec v;
-    if ((err = uz_rvec_setup(s, &v, in, recvbuf, count, dt)))
+    int err = uz_rvec_begin(s, &v, sendbuf, recvbuf, count, dt, op, 0, 0);
+    if (err || v.n == 0)
         return err;
     if (s->comm->size == 1) {
         uz_rvec_load(s, &v);
@@ -217,20 +207,14 @@ static int build_allreduce_inter(struct uz_sched *s, const void *sendbuf, void *
                                  uz_datatype *dt, uz_op *op)
 {
     int err = uz_reducer_init(&s->red, op, dt, 0);
-    if (err)
+    if (!err)
+        err = uz_coll_check_in_place(s->comm, sendbuf, 0, 0, "sendbuf");
+    if (err || count == 0 || dt->size == 0)
         return err;
-    if (sendbuf == MPI_IN_PLACE)
-        return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
-    if (count == 0 || dt->size == 0)
-        return MPI_SUCCESS;
     int leader = s->comm->rank == 0;
     void *tmp = NULL;
-    if (leader) {
-        tmp = uz_sched_alloc(s, (size_t)(dt->true_extent + (count - 1) * dt->extent));
-        if (!tmp)
-            return s->build_err;
-        tmp = (char *)tmp - dt->true_lb;
-    }
+    if (leader && !(tmp = uz_coll_typed_scratch(s, count, dt)))
+        return s->build_err;
     s->local_phase = 1;
     err = uz_build_reduce(s, sendbuf, tmp, count, dt, op, 0);
     s->local_phase = 0;
@@ -248,57 +232,52 @@ static int build_allreduce_inter(struct uz_sched *s, const void *sendbuf, void *
     return err ? err : s->build_err;
 }
 
-static int allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op,
-                     uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
+/* ------------------------------------------------------------ entry points */
+
+static int shm_allreduce(const struct uz_coll_args *a, uz_comm *comm, int want)
 {
-    if (mode == UZ_COLL_BLOCKING && !comm->is_inter) {
-        int rc = uz_shm_allreduce(sendbuf, recvbuf, count, dt, op, comm,
-                                  uz_shm_want(uz_config.coll_allreduce, ALLREDUCE_SHM));
-        if (rc != UZ_SHM_DECLINED)
-            return rc;
-    }
-    struct uz_sched *s;
-    int err = uz_coll_begin(comm, mode, &s);
-    if (err)
-        return err;
-    if (mode != UZ_COLL_BLOCKING) {
-        uz_sched_hold_dt(s, dt);
-        uz_sched_hold_op(s, op);
-    }
-    err = comm->is_inter ? build_allreduce_inter(s, sendbuf, recvbuf, count, dt, op)
-                         : uz_build_allreduce(s, sendbuf, recvbuf, count, dt, op);
-    return uz_coll_finish(s, mode, err, request);
+    return uz_shm_allreduce(a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, comm, want);
+}
+
+static int build(struct uz_sched *s, const struct uz_coll_args *a)
+{
+    if (s->comm->is_inter)
+        return build_allreduce_inter(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op);
+    return uz_build_allreduce(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op);
+}
+
+static const struct uz_coll_kind allreduce = {
+    .shm = shm_allreduce, .tunable = &uz_config.coll_allreduce, .shm_choice = ALLREDUCE_SHM, .build = build,
+};
+
+static int call(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, uz_comm *comm,
+                enum uz_coll_mode mode, MPI_Request *request)
+{
+    struct uz_coll_args a = { .sendbuf = sendbuf, .scount = count, .stype = dt, .recvbuf = recvbuf,
+                              .rcount = count, .rtype = dt, .op = op };
+    return uz_coll_call(&allreduce, &a, comm, mode, request);
 }
 
 int uz_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op,
                       uz_comm *comm)
 {
-    uz_lock();
-    int err = allreduce(sendbuf, recvbuf, count, dt, op, comm, UZ_COLL_BLOCKING, NULL);
-    uz_unlock();
-    return err;
+    return call(sendbuf, recvbuf, count, dt, op, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
                        uz_comm *comm)
 {
-    return uz_coll_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return call(sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype,
                         uz_op *op, uz_comm *comm, MPI_Request *request)
 {
-    uz_lock();
-    int err = allreduce(sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_NONBLOCKING, request);
-    uz_unlock();
-    return err;
+    return call(sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_NONBLOCKING, request);
 }
 
 int uz_mpi_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype,
                             uz_op *op, uz_comm *comm, uz_info *info, MPI_Request *request)
 {
-    uz_lock();
-    int err = allreduce(sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_PERSISTENT, request);
-    uz_unlock();
-    return err;
+    return call(sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_PERSISTENT, request);
 }

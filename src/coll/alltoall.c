@@ -140,19 +140,18 @@ static int choose(uz_comm *comm, const struct side *rcv)
 {
     int p = comm->size;
     int fixed = rcv->counts == NULL;
-    int alg = fixed ? uz_config.coll_alltoall : uz_config.coll_alltoallv;
     if (fixed) {
-        if (alg != UZ_ALG_AUTO && alg != ALLTOALL_SHM)
+        int alg = uz_coll_forced(uz_config.coll_alltoall, ALLTOALL_SHM);
+        if (alg != UZ_ALG_AUTO)
             return alg;
         size_t b = (size_t)(rcv->count * rcv->dt->size);
         if (p >= 8 && b <= uz_config.coll_alltoall_short)
             return ALLTOALL_BRUCK;
         return p <= 4 ? ALLTOALL_LINEAR : ALLTOALL_PAIRWISE;
     }
+    int alg = uz_coll_forced(uz_config.coll_alltoallv, ALLTOALLV_SHM);
     if (alg == ALLTOALLV_LINEAR)
         return ALLTOALL_LINEAR;
-    if (alg == ALLTOALLV_SHM)
-        alg = UZ_ALG_AUTO;
     if (alg == ALLTOALLV_PAIRWISE)
         return ALLTOALL_PAIRWISE;
     return p <= 4 ? ALLTOALL_LINEAR : ALLTOALL_PAIRWISE;
@@ -161,9 +160,10 @@ static int choose(uz_comm *comm, const struct side *rcv)
 static int build_alltoall(struct uz_sched *s, int in_place, struct side snd, const struct side *rcv)
 {
     uz_comm *comm = s->comm;
+    int err = uz_coll_check_in_place(comm, snd.buf, 0, 0, "sendbuf");
+    if (err)
+        return err;
     if (comm->is_inter) {
-        if (in_place)
-            return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
         int q = comm->remote_size;
         for (int i = 0; i < q; i++)
             recv_block(s, rcv, i, i);
@@ -176,8 +176,7 @@ static int build_alltoall(struct uz_sched *s, int in_place, struct side snd, con
     if (in_place) {
         if (p == 1)
             return MPI_SUCCESS;
-        int err = pack_aside(s, p, rcv, &snd);
-        if (err)
+        if ((err = pack_aside(s, p, rcv, &snd)))
             return err;
     }
     if (alg == ALLTOALL_BRUCK && snd.counts == NULL && p > 1) {
@@ -203,14 +202,6 @@ int uz_build_alltoall(struct uz_sched *s, const void *sendbuf, MPI_Count scount,
 }
 
 /* ------------------------------------------------------ v and w arguments */
-
-static int check_counts(const MPI_Count *c, int n, const char *what)
-{
-    for (int i = 0; i < n; i++)
-        if (c[i] < 0)
-            return uz_err_make(MPI_ERR_COUNT, "invalid count %lld in %s[%d]", (long long)c[i], what, i);
-    return MPI_SUCCESS;
-}
 
 struct vargs {
     const void *sendbuf;
@@ -261,9 +252,9 @@ static int build_alltoallvw(struct uz_sched *s, const struct vargs *a, int hold,
     }
     if (s->build_err)
         return s->build_err;
-    if ((err = check_counts(rcv.counts, n, "recvcounts")))
+    if ((err = uz_coll_check_counts(rcv.counts, n, "recvcounts")))
         return err;
-    if (!in_place && (err = check_counts(snd.counts, n, "sendcounts")))
+    if (!in_place && (err = uz_coll_check_counts(snd.counts, n, "sendcounts")))
         return err;
     if (a->rtypes && !(rcv.dts = uz_coll_types(s, n, a->rtypes, "recvtypes", hold, &err)))
         return err;
@@ -279,27 +270,31 @@ static int build_alltoallvw(struct uz_sched *s, const struct vargs *a, int hold,
 
 /* ------------------------------------------------------------ entry points */
 
-static int alltoall(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
-                    uz_datatype *rtype, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
+static int shm_alltoall(const struct uz_coll_args *a, uz_comm *comm, int want)
 {
-    if (mode == UZ_COLL_BLOCKING && !comm->is_inter) {
-        int rc = uz_shm_alltoall(sendbuf, scount, stype, recvbuf, rcount, rtype, comm,
-                                 uz_shm_want(uz_config.coll_alltoall, ALLTOALL_SHM));
-        if (rc != UZ_SHM_DECLINED)
-            return rc;
-    }
-    struct uz_sched *s;
-    int err = uz_coll_begin(comm, mode, &s);
-    if (err)
-        return err;
-    if (mode != UZ_COLL_BLOCKING) {
-        uz_sched_hold_dt(s, stype);
-        uz_sched_hold_dt(s, rtype);
-    }
-    return uz_coll_finish(s, mode, uz_build_alltoall(s, sendbuf, scount, stype, recvbuf, rcount, rtype),
-                          request);
+    return uz_shm_alltoall(a->sendbuf, a->scount, a->stype, a->recvbuf, a->rcount, a->rtype, comm, want);
 }
 
+static int build_fixed(struct uz_sched *s, const struct uz_coll_args *a)
+{
+    return uz_build_alltoall(s, a->sendbuf, a->scount, a->stype, a->recvbuf, a->rcount, a->rtype);
+}
+
+static const struct uz_coll_kind alltoall = {
+    .shm = shm_alltoall, .tunable = &uz_config.coll_alltoall, .shm_choice = ALLTOALL_SHM, .build = build_fixed,
+};
+
+static int call(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
+                uz_datatype *rtype, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
+{
+    struct uz_coll_args a = { .sendbuf = sendbuf, .scount = scount, .stype = stype, .recvbuf = recvbuf,
+                              .rcount = rcount, .rtype = rtype };
+    return uz_coll_call(&alltoall, &a, comm, mode, request);
+}
+
+/* Alltoallv/w do not go through uz_coll_call: their shared-memory
+ * algorithm takes the per-peer description that only the schedule's
+ * scratch holds, so it is tried while building. */
 static int alltoallvw(const struct vargs *a, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
 {
     struct uz_sched *s;
@@ -309,10 +304,7 @@ static int alltoallvw(const struct vargs *a, uz_comm *comm, enum uz_coll_mode mo
     int err = uz_coll_begin(comm, mode, &s);
     if (err)
         return err;
-    if (!blocking) {
-        uz_sched_hold_dt(s, a->stype);
-        uz_sched_hold_dt(s, a->rtype);
-    }
+    uz_coll_hold(s, mode, a->stype, a->rtype, NULL);
     err = build_alltoallvw(s, a, !blocking, blocking ? &done : NULL);
     if (done)
         return err;
@@ -322,38 +314,26 @@ static int alltoallvw(const struct vargs *a, uz_comm *comm, enum uz_coll_mode mo
 int uz_coll_alltoall(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                      MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm)
 {
-    uz_lock();
-    int err = alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_BLOCKING,
-                       NULL);
-    uz_unlock();
-    return err;
+    return call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Alltoall_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                       MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm)
 {
-    return uz_coll_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                        MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm, MPI_Request *request)
 {
-    uz_lock();
-    int err = alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_NONBLOCKING,
-                       request);
-    uz_unlock();
-    return err;
+    return call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_NONBLOCKING, request);
 }
 
 int uz_mpi_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype, void *recvbuf,
                            MPI_Count recvcount, uz_datatype *recvtype, uz_comm *comm, uz_info *info,
                            MPI_Request *request)
 {
-    uz_lock();
-    int err = alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_PERSISTENT,
-                       request);
-    uz_unlock();
-    return err;
+    return call(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, UZ_COLL_PERSISTENT, request);
 }
 
 static int run_v(const struct vargs *a, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)

@@ -14,7 +14,6 @@
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
 #include "coll/coll_tune.h"
-#include "pt2pt/lock.h"
 
 static void barrier_dissemination(struct uz_sched *s)
 {
@@ -85,45 +84,44 @@ static int build_barrier_inter(struct uz_sched *s)
     return s->build_err;
 }
 
-static int barrier(uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
+/* ------------------------------------------------------------ entry points */
+
+static int shm_barrier(const struct uz_coll_args *a, uz_comm *comm, int want)
 {
-    if (mode == UZ_COLL_BLOCKING && !comm->is_inter) {
-        int rc = uz_shm_barrier(comm, uz_shm_want(uz_config.coll_barrier, BARRIER_SHM));
-        if (rc != UZ_SHM_DECLINED)
-            return rc;
-    }
-    struct uz_sched *s;
-    int err = uz_coll_begin(comm, mode, &s);
-    if (err)
-        return err;
-    return uz_coll_finish(s, mode, comm->is_inter ? build_barrier_inter(s) : uz_build_barrier(s), request);
+    return uz_shm_barrier(comm, want);
+}
+
+static int build(struct uz_sched *s, const struct uz_coll_args *a)
+{
+    return s->comm->is_inter ? build_barrier_inter(s) : uz_build_barrier(s);
+}
+
+static const struct uz_coll_kind barrier = {
+    .shm = shm_barrier, .tunable = &uz_config.coll_barrier, .shm_choice = BARRIER_SHM, .build = build,
+};
+
+static int call(uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
+{
+    struct uz_coll_args a = { 0 };
+    return uz_coll_call(&barrier, &a, comm, mode, request);
 }
 
 int uz_coll_barrier(uz_comm *comm)
 {
-    uz_lock();
-    int err = barrier(comm, UZ_COLL_BLOCKING, NULL);
-    uz_unlock();
-    return err;
+    return call(comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Barrier(uz_comm *comm)
 {
-    return uz_coll_barrier(comm);
+    return call(comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Ibarrier(uz_comm *comm, MPI_Request *request)
 {
-    uz_lock();
-    int err = barrier(comm, UZ_COLL_NONBLOCKING, request);
-    uz_unlock();
-    return err;
+    return call(comm, UZ_COLL_NONBLOCKING, request);
 }
 
 int uz_mpi_Barrier_init(uz_comm *comm, uz_info *info, MPI_Request *request)
 {
-    uz_lock();
-    int err = barrier(comm, UZ_COLL_PERSISTENT, request);
-    uz_unlock();
-    return err;
+    return call(comm, UZ_COLL_PERSISTENT, request);
 }

@@ -16,7 +16,6 @@
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
 #include "coll/coll_tune.h"
-#include "pt2pt/lock.h"
 
 static void bcast_binomial(struct uz_sched *s, void *buf, MPI_Count count, uz_datatype *dt, int root)
 {
@@ -163,51 +162,50 @@ static int build_bcast_inter(struct uz_sched *s, void *buf, MPI_Count count, uz_
     return err;
 }
 
-static int bcast(void *buf, MPI_Count count, uz_datatype *dt, int root, uz_comm *comm, enum uz_coll_mode mode,
-                 MPI_Request *request)
+/* ------------------------------------------------------------ entry points */
+
+static int shm_bcast(const struct uz_coll_args *a, uz_comm *comm, int want)
 {
-    if (mode == UZ_COLL_BLOCKING && !comm->is_inter) {
-        int rc = uz_shm_bcast(buf, count, dt, root, comm, uz_shm_want(uz_config.coll_bcast, BCAST_SHM));
-        if (rc != UZ_SHM_DECLINED)
-            return rc;
-    }
-    struct uz_sched *s;
-    int err = uz_coll_begin(comm, mode, &s);
-    if (err)
-        return err;
-    if (mode != UZ_COLL_BLOCKING)
-        uz_sched_hold_dt(s, dt);
-    err = comm->is_inter ? build_bcast_inter(s, buf, count, dt, root) : uz_build_bcast(s, buf, count, dt, root);
-    return uz_coll_finish(s, mode, err, request);
+    return uz_shm_bcast(a->recvbuf, a->rcount, a->rtype, a->root, comm, want);
+}
+
+static int build(struct uz_sched *s, const struct uz_coll_args *a)
+{
+    if (s->comm->is_inter)
+        return build_bcast_inter(s, a->recvbuf, a->rcount, a->rtype, a->root);
+    return uz_build_bcast(s, a->recvbuf, a->rcount, a->rtype, a->root);
+}
+
+static const struct uz_coll_kind bcast = {
+    .shm = shm_bcast, .tunable = &uz_config.coll_bcast, .shm_choice = BCAST_SHM, .build = build,
+};
+
+/* The buffer is the receive side of the arguments (every rank's result). */
+static int call(void *buf, MPI_Count count, uz_datatype *dt, int root, uz_comm *comm, enum uz_coll_mode mode,
+                MPI_Request *request)
+{
+    struct uz_coll_args a = { .recvbuf = buf, .rcount = count, .rtype = dt, .root = root };
+    return uz_coll_call(&bcast, &a, comm, mode, request);
 }
 
 int uz_coll_bcast(void *buf, MPI_Count count, uz_datatype *dt, int root, uz_comm *comm)
 {
-    uz_lock();
-    int err = bcast(buf, count, dt, root, comm, UZ_COLL_BLOCKING, NULL);
-    uz_unlock();
-    return err;
+    return call(buf, count, dt, root, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Bcast_c(void *buffer, MPI_Count count, uz_datatype *datatype, int root, uz_comm *comm)
 {
-    return uz_coll_bcast(buffer, count, datatype, root, comm);
+    return call(buffer, count, datatype, root, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Ibcast_c(void *buffer, MPI_Count count, uz_datatype *datatype, int root, uz_comm *comm,
                     MPI_Request *request)
 {
-    uz_lock();
-    int err = bcast(buffer, count, datatype, root, comm, UZ_COLL_NONBLOCKING, request);
-    uz_unlock();
-    return err;
+    return call(buffer, count, datatype, root, comm, UZ_COLL_NONBLOCKING, request);
 }
 
 int uz_mpi_Bcast_init_c(void *buffer, MPI_Count count, uz_datatype *datatype, int root, uz_comm *comm,
                         uz_info *info, MPI_Request *request)
 {
-    uz_lock();
-    int err = bcast(buffer, count, datatype, root, comm, UZ_COLL_PERSISTENT, request);
-    uz_unlock();
-    return err;
+    return call(buffer, count, datatype, root, comm, UZ_COLL_PERSISTENT, request);
 }

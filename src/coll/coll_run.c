@@ -1,11 +1,12 @@
 /*
- * coll_run.c — what every collective shares around its algorithm: getting
- * a schedule for a blocking, nonblocking or persistent call, running or
- * starting it, and the working form of reduction data (algo.h).
+ * coll_run.c — what every collective call does around its algorithm: the
+ * one prologue of the MPI procedures (uz_coll_call: lock, shared-memory
+ * shortcut, schedule, holds, per-rank arrays, build, run or start), the
+ * argument rules they share, and copying the v forms' arrays (algo.h).
  */
-#include <string.h>
-
 #include "coll/algo.h"
+#include "coll/coll_shm.h"
+#include "pt2pt/lock.h"
 
 int uz_coll_begin(uz_comm *comm, enum uz_coll_mode mode, struct uz_sched **out)
 {
@@ -18,6 +19,16 @@ int uz_coll_begin(uz_comm *comm, enum uz_coll_mode mode, struct uz_sched **out)
         return uz_sched_new_persistent(comm, out);
     }
     return uz_err_make(MPI_ERR_INTERN, "unknown collective mode %d", (int)mode);
+}
+
+void uz_coll_hold(struct uz_sched *s, enum uz_coll_mode mode, uz_datatype *stype, uz_datatype *rtype, uz_op *op)
+{
+    if (mode == UZ_COLL_BLOCKING)
+        return;
+    uz_sched_hold_dt(s, stype);
+    if (rtype != stype)
+        uz_sched_hold_dt(s, rtype);
+    uz_sched_hold_op(s, op);
 }
 
 int uz_coll_finish(struct uz_sched *s, enum uz_coll_mode mode, int err, MPI_Request *request)
@@ -36,6 +47,58 @@ int uz_coll_finish(struct uz_sched *s, enum uz_coll_mode mode, int err, MPI_Requ
         return uz_sched_persistent_request(s, request);
     }
     return MPI_SUCCESS;
+}
+
+static int call_locked(const struct uz_coll_kind *k, const struct uz_coll_args *a, uz_comm *comm,
+                       enum uz_coll_mode mode, MPI_Request *request)
+{
+    if (k->shm && mode == UZ_COLL_BLOCKING && !comm->is_inter) {
+        int rc = k->shm(a, comm, uz_shm_want(*k->tunable, k->shm_choice));
+        if (rc != UZ_SHM_DECLINED)
+            return rc;
+    }
+    struct uz_sched *s;
+    int err = uz_coll_begin(comm, mode, &s);
+    if (err)
+        return err;
+    uz_coll_hold(s, mode, a->stype, a->rtype, a->op);
+    struct uz_coll_args args = *a;
+    if (k->arrays == UZ_COLL_ARRAYS_EVERYWHERE ||
+        (k->arrays == UZ_COLL_ARRAYS_AT_ROOT && (comm->is_inter ? a->root == MPI_ROOT : comm->rank == a->root))) {
+        int p = comm->is_inter ? comm->remote_size : comm->size;
+        args.vcounts = uz_coll_counts(s, p, a->counts);
+        args.vdispls = uz_coll_displs(s, p, a->displs);
+    }
+    err = s->build_err ? s->build_err : k->build(s, &args);
+    return uz_coll_finish(s, mode, err, request);
+}
+
+int uz_coll_call(const struct uz_coll_kind *k, const struct uz_coll_args *a, uz_comm *comm,
+                 enum uz_coll_mode mode, MPI_Request *request)
+{
+    uz_lock();
+    int err = call_locked(k, a, comm, mode, request);
+    uz_unlock();
+    return err;
+}
+
+/* ------------------------------------------------- argument rules */
+
+int uz_coll_check_in_place(const uz_comm *comm, const void *buf, int rooted, int root, const char *what)
+{
+    if (buf != MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    if (comm->is_inter)
+        return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
+    if (rooted && comm->rank != root)
+        return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root (argument %s)", what);
+    return MPI_SUCCESS;
+}
+
+void *uz_coll_typed_scratch(struct uz_sched *s, MPI_Count count, const uz_datatype *dt)
+{
+    char *p = uz_sched_alloc(s, (size_t)(dt->true_extent + (count - 1) * dt->extent));
+    return p ? p - dt->true_lb : NULL;
 }
 
 /* ------------------------------------------------- per-rank arrays */
@@ -67,6 +130,14 @@ MPI_Aint *uz_coll_displs(struct uz_sched *s, int n, struct uz_varray v)
     return varray_copy(s, n, v, 1);
 }
 
+int uz_coll_check_counts(const MPI_Count *c, int n, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (c[i] < 0)
+            return uz_err_make(MPI_ERR_COUNT, "invalid count %lld in %s[%d]", (long long)c[i], what, i);
+    return MPI_SUCCESS;
+}
+
 uz_datatype **uz_coll_types(struct uz_sched *s, int n, const MPI_Datatype *h, const char *what, int hold,
                             int *err)
 {
@@ -91,61 +162,3 @@ uz_datatype **uz_coll_types(struct uz_sched *s, int n, const MPI_Datatype *h, co
     return t;
 }
 
-/* ------------------------------------------------- reduction vectors */
-
-void *uz_rvec_scratch(struct uz_sched *s, MPI_Count n)
-{
-    size_t bytes = uz_reducer_span(&s->red, n);
-    void *p = uz_sched_alloc(s, bytes ? bytes : 1);
-    return p ? uz_reducer_base(&s->red, p) : NULL;
-}
-
-int uz_rvec_setup(struct uz_sched *s, struct uz_rvec *v, const void *inbuf, void *outbuf, MPI_Count count,
-                  uz_datatype *dt)
-{
-    const struct uz_reducer *r = &s->red;
-    memset(v, 0, sizeof(*v));
-    v->n = uz_reducer_units(r, count);
-    v->count = count;
-    v->user_out = outbuf;
-    if (!r->packed) {
-        v->in = inbuf;
-        v->work = outbuf;
-    } else if (uz_dt_is_contig(dt, count)) {
-        v->in = (const char *)inbuf + dt->true_lb;
-        v->work = outbuf ? (char *)outbuf + dt->true_lb : NULL;
-    } else {
-        /* Pack the input once; the packed copy is ours to work in. */
-        void *p = uz_rvec_scratch(s, v->n);
-        if (p)
-            uz_sched_copy(s, inbuf, count, dt, p, v->n * r->mult, r->xtype);
-        v->in = p;
-        v->work = p;
-        v->unpack = outbuf != NULL;
-    }
-    if (v->n > 0 && (s->build_err || !v->in))
-        return s->build_err ? s->build_err : uz_err_make(MPI_ERR_NO_MEM, "out of memory for a reduction");
-    return MPI_SUCCESS;
-}
-
-void uz_rvec_load(struct uz_sched *s, struct uz_rvec *v)
-{
-    if (v->in != v->work)
-        uz_sched_copy_units(s, v->in, v->work, 0, v->n);
-}
-
-void uz_rvec_store(struct uz_sched *s, struct uz_rvec *v)
-{
-    if (v->unpack) {
-        uz_sched_fence(s);
-        uz_sched_copy(s, v->work, v->n * s->red.mult, s->red.xtype, v->user_out, v->count, s->red.dt);
-    }
-}
-
-void uz_sched_copy_units(struct uz_sched *s, const void *src, void *dst, MPI_Count off, MPI_Count k)
-{
-    if (k <= 0)
-        return;
-    uz_sched_copy(s, uz_unit(s, src, off), k * s->red.mult, s->red.xtype, uz_unit(s, dst, off),
-                  k * s->red.mult, s->red.xtype);
-}

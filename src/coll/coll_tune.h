@@ -1,24 +1,31 @@
 /*
- * coll_tune.h — the algorithm each UZURA_COLL_<OP> tunable names, in the
- * order of its choices in core/params.c (0 is always "auto").
+ * coll_tune.h — the algorithm each UZURA_COLL_<OP> tunable names, as the
+ * collectives read it.
+ *
+ * The enums (BARRIER_TREE, ALLREDUCE_RING, ...) are made from the lists in
+ * core/params_coll.h, the same lists that give the tunables their words, so
+ * a value here is always the algorithm that its word names.
  */
 #ifndef UZ_COLL_COLL_TUNE_H
 #define UZ_COLL_COLL_TUNE_H
 
 #include "core/params.h"
+#include "core/params_coll.h"
 
+/* Every list starts with auto, so auto is 0 for every operation. */
+_Static_assert((int)BARRIER_AUTO == 0 && (int)BCAST_AUTO == 0 && (int)REDUCE_AUTO == 0 && (int)ALLREDUCE_AUTO == 0 &&
+                   (int)GATHER_AUTO == 0 && (int)SCATTER_AUTO == 0 && (int)ALLGATHER_AUTO == 0 &&
+                   (int)ALLTOALL_AUTO == 0 && (int)ALLTOALLV_AUTO == 0 && (int)REDUCE_SCATTER_AUTO == 0 &&
+                   (int)SCAN_AUTO == 0,
+               "the first row of each list in core/params_coll.h is auto");
 enum { UZ_ALG_AUTO = 0 };
-enum { BARRIER_DISSEMINATION = 1, BARRIER_TREE, BARRIER_SHM };
-enum { BCAST_BINOMIAL = 1, BCAST_SCATTER_ALLGATHER, BCAST_LINEAR, BCAST_SHM };
-enum { REDUCE_BINOMIAL = 1, REDUCE_SCATTER_GATHER, REDUCE_LINEAR, REDUCE_SHM };
-enum { ALLREDUCE_RECURSIVE_DOUBLING = 1, ALLREDUCE_RABENSEIFNER, ALLREDUCE_RING, ALLREDUCE_REDUCE_BCAST,
-       ALLREDUCE_SHM };
-enum { GATHER_LINEAR = 1, GATHER_BINOMIAL, GATHER_SHM };
-enum { SCATTER_LINEAR = 1, SCATTER_BINOMIAL, SCATTER_SHM };
-enum { ALLGATHER_RING = 1, ALLGATHER_RECURSIVE_DOUBLING, ALLGATHER_BRUCK, ALLGATHER_LINEAR, ALLGATHER_SHM };
-enum { ALLTOALL_PAIRWISE = 1, ALLTOALL_BRUCK, ALLTOALL_LINEAR, ALLTOALL_SHM };
-enum { ALLTOALLV_PAIRWISE = 1, ALLTOALLV_LINEAR, ALLTOALLV_SHM };
-enum { REDUCE_SCATTER_PAIRWISE = 1, REDUCE_SCATTER_RING, REDUCE_SCATTER_REDUCE_SCATTERV, REDUCE_SCATTER_SHM };
-enum { SCAN_RECURSIVE_DOUBLING = 1, SCAN_LINEAR };
+
+/* The message-passing algorithm a tunable forces, or UZ_ALG_AUTO when it
+ * says auto or shm (a schedule is built only when the shared-memory
+ * algorithm declined the call, and then the automatic choice stands in). */
+static inline int uz_coll_forced(int tunable, int shm_choice)
+{
+    return tunable == shm_choice ? UZ_ALG_AUTO : tunable;
+}
 
 #endif /* UZ_COLL_COLL_TUNE_H */

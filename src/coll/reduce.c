@@ -17,7 +17,6 @@
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
 #include "coll/coll_tune.h"
-#include "pt2pt/lock.h"
 
 /* Reduce the units at `in` over the tree rooted at `troot`; the tree root
  * ends with the result in `final` (which may be NULL elsewhere). */
@@ -103,12 +102,10 @@ static void reduce_scatter_gather(struct uz_sched *s, const void *in, MPI_Count 
 
 static int choose(const struct uz_sched *s, size_t bytes, MPI_Count n)
 {
-    int alg = uz_config.coll_reduce;
+    int alg = uz_coll_forced(uz_config.coll_reduce, REDUCE_SHM);
     int p = s->comm->size;
     if (alg == REDUCE_SCATTER_GATHER && (!s->red.commutative || n < p))
         alg = REDUCE_BINOMIAL;
-    if (alg == REDUCE_SHM)
-        alg = UZ_ALG_AUTO;
     if (alg != UZ_ALG_AUTO)
         return alg;
     if (bytes >= uz_config.coll_reduce_long && s->red.commutative && n >= p && p > 2)
@@ -120,19 +117,10 @@ int uz_build_reduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_
                     uz_op *op, int root)
 {
     uz_comm *comm = s->comm;
-    int err = uz_reducer_init(&s->red, op, dt, 0);
-    if (err)
-        return err;
     int is_root = comm->rank == root;
-    if (sendbuf == MPI_IN_PLACE && !is_root)
-        return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is only allowed at the root (argument sendbuf)");
-    if (is_root && sendbuf == recvbuf && sendbuf != NULL && count > 0 && dt->size > 0)
-        return uz_err_make(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
-    if (count == 0 || dt->size == 0)
-        return MPI_SUCCESS;
-    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     struct uz_rvec v;
-    if ((err = uz_rvec_setup(s, &v, in, is_root ? recvbuf : NULL, count, dt)))
+    int err = uz_rvec_begin(s, &v, sendbuf, recvbuf, count, dt, op, 1, root);
+    if (err || v.n == 0)
         return err;
     switch (choose(s, (size_t)(count * dt->size), v.n)) {
     case REDUCE_SCATTER_GATHER:
@@ -174,24 +162,17 @@ static int build_reduce_inter(struct uz_sched *s, const void *sendbuf, void *rec
     if (root == MPI_PROC_NULL)
         return MPI_SUCCESS;
     int err = uz_reducer_init(&s->red, op, dt, 0);
-    if (err)
+    if (!err)
+        err = uz_coll_check_in_place(s->comm, sendbuf, 0, 0, "sendbuf");
+    if (err || count == 0 || dt->size == 0)
         return err;
-    if (sendbuf == MPI_IN_PLACE)
-        return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
-    if (count == 0 || dt->size == 0)
-        return MPI_SUCCESS;
     if (root == MPI_ROOT) {
         uz_sched_recv(s, recvbuf, count, dt, 0);
         return s->build_err;
     }
     void *tmp = NULL;
-    if (s->comm->rank == 0) {
-        size_t span = (size_t)(dt->true_extent + (count - 1) * dt->extent);
-        tmp = uz_sched_alloc(s, span);
-        if (!tmp)
-            return s->build_err;
-        tmp = (char *)tmp - dt->true_lb;
-    }
+    if (s->comm->rank == 0 && !(tmp = uz_coll_typed_scratch(s, count, dt)))
+        return s->build_err;
     s->local_phase = 1;
     err = uz_build_reduce(s, sendbuf, tmp, count, dt, op, 0);
     s->local_phase = 0;
@@ -202,51 +183,46 @@ static int build_reduce_inter(struct uz_sched *s, const void *sendbuf, void *rec
     return err ? err : s->build_err;
 }
 
-static int reduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, int root,
-                  uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
+/* ------------------------------------------------------------ entry points */
+
+static int shm_reduce(const struct uz_coll_args *a, uz_comm *comm, int want)
 {
-    if (mode == UZ_COLL_BLOCKING && !comm->is_inter) {
-        int rc = uz_shm_reduce(sendbuf, recvbuf, count, dt, op, root, comm,
-                               uz_shm_want(uz_config.coll_reduce, REDUCE_SHM));
-        if (rc != UZ_SHM_DECLINED)
-            return rc;
-    }
-    struct uz_sched *s;
-    int err = uz_coll_begin(comm, mode, &s);
-    if (err)
-        return err;
-    if (mode != UZ_COLL_BLOCKING) {
-        uz_sched_hold_dt(s, dt);
-        uz_sched_hold_op(s, op);
-    }
-    err = comm->is_inter ? build_reduce_inter(s, sendbuf, recvbuf, count, dt, op, root)
-                         : uz_build_reduce(s, sendbuf, recvbuf, count, dt, op, root);
-    return uz_coll_finish(s, mode, err, request);
+    return uz_shm_reduce(a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, a->root, comm, want);
+}
+
+static int build(struct uz_sched *s, const struct uz_coll_args *a)
+{
+    if (s->comm->is_inter)
+        return build_reduce_inter(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, a->root);
+    return uz_build_reduce(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, a->root);
+}
+
+static const struct uz_coll_kind reduce = {
+    .shm = shm_reduce, .tunable = &uz_config.coll_reduce, .shm_choice = REDUCE_SHM, .build = build,
+};
+
+static int call(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, int root,
+                uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
+{
+    struct uz_coll_args a = { .sendbuf = sendbuf, .scount = count, .stype = dt, .recvbuf = recvbuf,
+                              .rcount = count, .rtype = dt, .op = op, .root = root };
+    return uz_coll_call(&reduce, &a, comm, mode, request);
 }
 
 int uz_mpi_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
                     int root, uz_comm *comm)
 {
-    uz_lock();
-    int err = reduce(sendbuf, recvbuf, count, datatype, op, root, comm, UZ_COLL_BLOCKING, NULL);
-    uz_unlock();
-    return err;
+    return call(sendbuf, recvbuf, count, datatype, op, root, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
                      int root, uz_comm *comm, MPI_Request *request)
 {
-    uz_lock();
-    int err = reduce(sendbuf, recvbuf, count, datatype, op, root, comm, UZ_COLL_NONBLOCKING, request);
-    uz_unlock();
-    return err;
+    return call(sendbuf, recvbuf, count, datatype, op, root, comm, UZ_COLL_NONBLOCKING, request);
 }
 
 int uz_mpi_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype,
                          uz_op *op, int root, uz_comm *comm, uz_info *info, MPI_Request *request)
 {
-    uz_lock();
-    int err = reduce(sendbuf, recvbuf, count, datatype, op, root, comm, UZ_COLL_PERSISTENT, request);
-    uz_unlock();
-    return err;
+    return call(sendbuf, recvbuf, count, datatype, op, root, comm, UZ_COLL_PERSISTENT, request);
 }

@@ -77,16 +77,22 @@ static void reduce_scatter_reduce_scatterv(struct uz_sched *s, const void *in, c
 
 static int choose(const struct uz_sched *s, size_t bytes, const struct layout *l)
 {
-    int alg = uz_config.coll_reduce_scatter;
+    int alg = uz_coll_forced(uz_config.coll_reduce_scatter, REDUCE_SCATTER_SHM);
     if (alg == REDUCE_SCATTER_RING && !s->red.commutative)
         alg = REDUCE_SCATTER_PAIRWISE;
-    if (alg == REDUCE_SCATTER_SHM)
-        alg = UZ_ALG_AUTO;
     if (alg != UZ_ALG_AUTO)
         return alg;
     if (s->red.commutative && bytes >= uz_config.coll_allreduce_long)
         return REDUCE_SCATTER_RING;
     return REDUCE_SCATTER_PAIRWISE;
+}
+
+static MPI_Count sum(const MPI_Count *counts, int p)
+{
+    MPI_Count total = 0;
+    for (int i = 0; i < p; i++)
+        total += counts[i];
+    return total;
 }
 
 /* Units of each rank's block, from element counts. */
@@ -98,8 +104,6 @@ static int make_layout(struct uz_sched *s, const MPI_Count *counts, int p, struc
     l->displs = l->cnts + p;
     l->total = 0;
     for (int i = 0; i < p; i++) {
-        if (counts[i] < 0)
-            return uz_err_make(MPI_ERR_COUNT, "invalid count %lld in recvcounts[%d]", (long long)counts[i], i);
         l->cnts[i] = uz_reducer_units(&s->red, counts[i]);
         l->displs[i] = l->total;
         l->total += l->cnts[i];
@@ -113,13 +117,9 @@ static int build_intra(struct uz_sched *s, const void *sendbuf, void *recvbuf, c
     int p = s->comm->size, r = s->comm->rank;
     struct layout l = { 0 };
     int err = make_layout(s, counts, p, &l);
-    if (err)
+    MPI_Count total = sum(counts, p);
+    if (err || total == 0 || dt->size == 0)
         return err;
-    MPI_Count total = 0;
-    for (int i = 0; i < p; i++)
-        total += counts[i];
-    if (total == 0 || dt->size == 0)
-        return MPI_SUCCESS;
     const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     struct uz_rvec v;
     if ((err = uz_rvec_setup(s, &v, in, NULL, total, dt)))
@@ -148,29 +148,20 @@ static int build_intra(struct uz_sched *s, const void *sendbuf, void *recvbuf, c
 static int build_inter(struct uz_sched *s, const void *sendbuf, void *recvbuf, const MPI_Count *counts,
                        uz_datatype *dt, uz_op *op)
 {
-    if (sendbuf == MPI_IN_PLACE)
-        return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
     int p = s->comm->size, r = s->comm->rank;
-    MPI_Count total = 0;
-    for (int i = 0; i < p; i++) {
-        if (counts[i] < 0)
-            return uz_err_make(MPI_ERR_COUNT, "invalid count %lld in recvcounts[%d]", (long long)counts[i], i);
-        total += counts[i];
-    }
-    if (total == 0 || dt->size == 0)
-        return MPI_SUCCESS;
+    int err = uz_coll_check_in_place(s->comm, sendbuf, 0, 0, "sendbuf");
+    MPI_Count total = sum(counts, p);
+    if (err || total == 0 || dt->size == 0)
+        return err;
     char *mine = NULL, *theirs = NULL;
     if (r == 0) {
-        size_t span = (size_t)(dt->true_extent + (total - 1) * dt->extent);
-        mine = uz_sched_alloc(s, span);
-        theirs = uz_sched_alloc(s, span);
+        mine = uz_coll_typed_scratch(s, total, dt);
+        theirs = uz_coll_typed_scratch(s, total, dt);
         if (!mine || !theirs)
             return s->build_err;
-        mine -= dt->true_lb;
-        theirs -= dt->true_lb;
     }
     s->local_phase = 1;
-    int err = uz_build_reduce(s, sendbuf, mine, total, dt, op, 0);
+    err = uz_build_reduce(s, sendbuf, mine, total, dt, op, 0);
     s->local_phase = 0;
     if (err)
         return err;
@@ -201,16 +192,14 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, struct uz_varray c
     int err = uz_coll_begin(comm, mode, &s);
     if (err)
         return err;
-    if (mode != UZ_COLL_BLOCKING) {
-        uz_sched_hold_dt(s, dt);
-        uz_sched_hold_op(s, op);
-    }
+    uz_coll_hold(s, mode, dt, dt, op);
     int p = comm->size;
     MPI_Count *c = uz_coll_counts(s, p, counts);
     if (!c && !s->build_err && (c = uz_sched_alloc(s, sizeof(MPI_Count) * p)))
         for (int i = 0; i < p; i++)
             c[i] = block;
-    err = s->build_err;
+    /* Checked before the shared-memory algorithm sizes anything by them. */
+    err = s->build_err ? s->build_err : uz_coll_check_counts(c, p, "recvcounts");
     if (!err && mode == UZ_COLL_BLOCKING && !comm->is_inter) {
         int rc = uz_shm_reduce_scatter(sendbuf, recvbuf, c, dt, op, comm, want);
         if (rc != UZ_SHM_DECLINED)

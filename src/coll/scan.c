@@ -10,7 +10,6 @@
  */
 #include "coll/algo.h"
 #include "coll/coll_tune.h"
-#include "pt2pt/lock.h"
 
 /* After MPICH's scan_intra_recursive_doubling and its exscan sibling.
  * `result` is this rank's output vector (working form); for Exscan rank 0
@@ -93,16 +92,9 @@ static int build_scan(struct uz_sched *s, const void *sendbuf, void *recvbuf, MP
     if (s->comm->is_inter)
         return uz_err_make(MPI_ERR_COMM, "%s is not defined on an intercommunicator",
                            exclusive ? "MPI_Exscan" : "MPI_Scan");
-    int err = uz_reducer_init(&s->red, op, dt, 0);
-    if (err)
-        return err;
-    if (sendbuf == recvbuf && sendbuf != NULL && count > 0 && dt->size > 0)
-        return uz_err_make(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
-    if (count == 0 || dt->size == 0)
-        return MPI_SUCCESS;
-    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     struct uz_rvec v;
-    if ((err = uz_rvec_setup(s, &v, in, recvbuf, count, dt)))
+    int err = uz_rvec_begin(s, &v, sendbuf, recvbuf, count, dt, op, 0, 0);
+    if (err || v.n == 0)
         return err;
     int alg = uz_config.coll_scan == UZ_ALG_AUTO ? SCAN_RECURSIVE_DOUBLING : uz_config.coll_scan;
     if (alg == SCAN_LINEAR)
@@ -115,55 +107,61 @@ static int build_scan(struct uz_sched *s, const void *sendbuf, void *recvbuf, MP
     return s->build_err;
 }
 
-static int scan(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, uz_comm *comm,
-                int exclusive, enum uz_coll_mode mode, MPI_Request *request)
+/* ------------------------------------------------------------ entry points */
+
+static int build_inclusive(struct uz_sched *s, const struct uz_coll_args *a)
 {
-    struct uz_sched *s;
-    uz_lock();
-    int err = uz_coll_begin(comm, mode, &s);
-    if (!err) {
-        if (mode != UZ_COLL_BLOCKING) {
-            uz_sched_hold_dt(s, dt);
-            uz_sched_hold_op(s, op);
-        }
-        err = uz_coll_finish(s, mode, build_scan(s, sendbuf, recvbuf, count, dt, op, exclusive), request);
-    }
-    uz_unlock();
-    return err;
+    return build_scan(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, 0);
+}
+
+static int build_exclusive(struct uz_sched *s, const struct uz_coll_args *a)
+{
+    return build_scan(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, 1);
+}
+
+static const struct uz_coll_kind scan = { .build = build_inclusive };
+static const struct uz_coll_kind exscan = { .build = build_exclusive };
+
+static int call(const struct uz_coll_kind *k, const void *sendbuf, void *recvbuf, MPI_Count count,
+                uz_datatype *dt, uz_op *op, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
+{
+    struct uz_coll_args a = { .sendbuf = sendbuf, .scount = count, .stype = dt, .recvbuf = recvbuf,
+                              .rcount = count, .rtype = dt, .op = op };
+    return uz_coll_call(k, &a, comm, mode, request);
 }
 
 int uz_mpi_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
                   uz_comm *comm)
 {
-    return scan(sendbuf, recvbuf, count, datatype, op, comm, 0, UZ_COLL_BLOCKING, NULL);
+    return call(&scan, sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
                    uz_comm *comm, MPI_Request *request)
 {
-    return scan(sendbuf, recvbuf, count, datatype, op, comm, 0, UZ_COLL_NONBLOCKING, request);
+    return call(&scan, sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_NONBLOCKING, request);
 }
 
 int uz_mpi_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
                        uz_comm *comm, uz_info *info, MPI_Request *request)
 {
-    return scan(sendbuf, recvbuf, count, datatype, op, comm, 0, UZ_COLL_PERSISTENT, request);
+    return call(&scan, sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_PERSISTENT, request);
 }
 
 int uz_mpi_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
                     uz_comm *comm)
 {
-    return scan(sendbuf, recvbuf, count, datatype, op, comm, 1, UZ_COLL_BLOCKING, NULL);
+    return call(&exscan, sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_BLOCKING, NULL);
 }
 
 int uz_mpi_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
                      uz_comm *comm, MPI_Request *request)
 {
-    return scan(sendbuf, recvbuf, count, datatype, op, comm, 1, UZ_COLL_NONBLOCKING, request);
+    return call(&exscan, sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_NONBLOCKING, request);
 }
 
 int uz_mpi_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *datatype, uz_op *op,
                          uz_comm *comm, uz_info *info, MPI_Request *request)
 {
-    return scan(sendbuf, recvbuf, count, datatype, op, comm, 1, UZ_COLL_PERSISTENT, request);
+    return call(&exscan, sendbuf, recvbuf, count, datatype, op, comm, UZ_COLL_PERSISTENT, request);
 }

@@ -12,10 +12,40 @@
 #include <strings.h>
 
 #include "core/params.h"
+#include "core/params_coll.h"
 
 struct uz_config uz_config;
 
 #define FIELD(f) offsetof(struct uz_config, f)
+
+/* ------------------------------------------------ words of enum tunables */
+
+static const struct uz_param_choice shm_cma_choices[] = {
+    { UZ_SHM_CMA_AUTO, "auto", NULL },
+    { UZ_SHM_CMA_ON, "on", NULL },
+    { UZ_SHM_CMA_OFF, "off", NULL },
+    { 0, NULL, NULL },
+};
+
+/* Each collective's table from its list in params_coll.h. */
+#define COLL_CHOICE(id, word, help) { id, word, help },
+#define COLL_CHOICES(list) { list(COLL_CHOICE) { 0, NULL, NULL } }
+static const struct uz_param_choice coll_barrier_choices[] = COLL_CHOICES(UZ_COLL_BARRIER_ALGORITHMS);
+static const struct uz_param_choice coll_bcast_choices[] = COLL_CHOICES(UZ_COLL_BCAST_ALGORITHMS);
+static const struct uz_param_choice coll_reduce_choices[] = COLL_CHOICES(UZ_COLL_REDUCE_ALGORITHMS);
+static const struct uz_param_choice coll_allreduce_choices[] = COLL_CHOICES(UZ_COLL_ALLREDUCE_ALGORITHMS);
+static const struct uz_param_choice coll_gather_choices[] = COLL_CHOICES(UZ_COLL_GATHER_ALGORITHMS);
+static const struct uz_param_choice coll_scatter_choices[] = COLL_CHOICES(UZ_COLL_SCATTER_ALGORITHMS);
+static const struct uz_param_choice coll_allgather_choices[] = COLL_CHOICES(UZ_COLL_ALLGATHER_ALGORITHMS);
+static const struct uz_param_choice coll_alltoall_choices[] = COLL_CHOICES(UZ_COLL_ALLTOALL_ALGORITHMS);
+static const struct uz_param_choice coll_alltoallv_choices[] = COLL_CHOICES(UZ_COLL_ALLTOALLV_ALGORITHMS);
+static const struct uz_param_choice coll_reduce_scatter_choices[] =
+    COLL_CHOICES(UZ_COLL_REDUCE_SCATTER_ALGORITHMS);
+static const struct uz_param_choice coll_scan_choices[] = COLL_CHOICES(UZ_COLL_SCAN_ALGORITHMS);
+#undef COLL_CHOICES
+#undef COLL_CHOICE
+
+/* ------------------------------------------------------------ the table */
 
 const struct uz_param uz_params[] = {
     { "VERBOSE", UZ_PARAM_INT, "0",
@@ -125,7 +155,7 @@ const struct uz_param uz_params[] = {
       NULL, FIELD(shm_fragment), UZ_PARAM_TUNABLE },
     { "SHM_CMA", UZ_PARAM_ENUM, "auto",
       "Large messages by cross-memory attach (process_vm_readv): auto (if it works), on (fail if not), off (copy through the ring)",
-      "auto|on|off", FIELD(shm_cma), UZ_PARAM_TUNABLE },
+      shm_cma_choices, FIELD(shm_cma), UZ_PARAM_TUNABLE },
     { "SHM_BULK_CHUNK", UZ_PARAM_SIZE, "128k",
       "Bytes a rank claims at a time when sender and receiver copy a large message together",
       NULL, FIELD(shm_bulk_chunk), UZ_PARAM_TUNABLE },
@@ -144,32 +174,28 @@ const struct uz_param uz_params[] = {
 
     /* Collectives: algorithm choices (auto: by message size and ranks,
      * see docs/collectives.md) and the sizes where auto switches. */
-    { "COLL_BARRIER", UZ_PARAM_ENUM, "auto",
-      "Barrier algorithm", "auto|dissemination|tree|shm", FIELD(coll_barrier), UZ_PARAM_TUNABLE },
-    { "COLL_BCAST", UZ_PARAM_ENUM, "auto",
-      "Bcast algorithm", "auto|binomial|scatter_allgather|linear|shm", FIELD(coll_bcast), UZ_PARAM_TUNABLE },
-    { "COLL_REDUCE", UZ_PARAM_ENUM, "auto",
-      "Reduce algorithm (reduce_scatter_gather needs a commutative op)", "auto|binomial|reduce_scatter_gather|linear|shm",
-      FIELD(coll_reduce), UZ_PARAM_TUNABLE },
-    { "COLL_ALLREDUCE", UZ_PARAM_ENUM, "auto",
-      "Allreduce algorithm (rabenseifner and ring need a commutative op)",
-      "auto|recursive_doubling|rabenseifner|ring|reduce_bcast|shm", FIELD(coll_allreduce), UZ_PARAM_TUNABLE },
-    { "COLL_GATHER", UZ_PARAM_ENUM, "auto",
-      "Gather(v) algorithm (binomial, shm: Gather only)", "auto|linear|binomial|shm", FIELD(coll_gather), UZ_PARAM_TUNABLE },
-    { "COLL_SCATTER", UZ_PARAM_ENUM, "auto",
-      "Scatter(v) algorithm (binomial, shm: Scatter only)", "auto|linear|binomial|shm", FIELD(coll_scatter), UZ_PARAM_TUNABLE },
-    { "COLL_ALLGATHER", UZ_PARAM_ENUM, "auto",
-      "Allgather(v) algorithm (recursive_doubling, bruck, shm: Allgather only)",
-      "auto|ring|recursive_doubling|bruck|linear|shm", FIELD(coll_allgather), UZ_PARAM_TUNABLE },
-    { "COLL_ALLTOALL", UZ_PARAM_ENUM, "auto",
-      "Alltoall algorithm", "auto|pairwise|bruck|linear|shm", FIELD(coll_alltoall), UZ_PARAM_TUNABLE },
-    { "COLL_ALLTOALLV", UZ_PARAM_ENUM, "auto",
-      "Alltoallv/Alltoallw algorithm (shm: auto only with more ranks than cores)", "auto|pairwise|linear|shm", FIELD(coll_alltoallv), UZ_PARAM_TUNABLE },
-    { "COLL_REDUCE_SCATTER", UZ_PARAM_ENUM, "auto",
-      "Reduce_scatter(_block) algorithm (ring needs a commutative op)", "auto|pairwise|ring|reduce_scatterv|shm",
-      FIELD(coll_reduce_scatter), UZ_PARAM_TUNABLE },
-    { "COLL_SCAN", UZ_PARAM_ENUM, "auto",
-      "Scan/Exscan algorithm", "auto|recursive_doubling|linear", FIELD(coll_scan), UZ_PARAM_TUNABLE },
+    { "COLL_BARRIER", UZ_PARAM_ENUM, "auto", "Barrier algorithm", coll_barrier_choices, FIELD(coll_barrier),
+      UZ_PARAM_TUNABLE },
+    { "COLL_BCAST", UZ_PARAM_ENUM, "auto", "Bcast algorithm", coll_bcast_choices, FIELD(coll_bcast),
+      UZ_PARAM_TUNABLE },
+    { "COLL_REDUCE", UZ_PARAM_ENUM, "auto", "Reduce algorithm", coll_reduce_choices, FIELD(coll_reduce),
+      UZ_PARAM_TUNABLE },
+    { "COLL_ALLREDUCE", UZ_PARAM_ENUM, "auto", "Allreduce algorithm", coll_allreduce_choices,
+      FIELD(coll_allreduce), UZ_PARAM_TUNABLE },
+    { "COLL_GATHER", UZ_PARAM_ENUM, "auto", "Gather(v) algorithm", coll_gather_choices, FIELD(coll_gather),
+      UZ_PARAM_TUNABLE },
+    { "COLL_SCATTER", UZ_PARAM_ENUM, "auto", "Scatter(v) algorithm", coll_scatter_choices, FIELD(coll_scatter),
+      UZ_PARAM_TUNABLE },
+    { "COLL_ALLGATHER", UZ_PARAM_ENUM, "auto", "Allgather(v) algorithm", coll_allgather_choices,
+      FIELD(coll_allgather), UZ_PARAM_TUNABLE },
+    { "COLL_ALLTOALL", UZ_PARAM_ENUM, "auto", "Alltoall algorithm", coll_alltoall_choices, FIELD(coll_alltoall),
+      UZ_PARAM_TUNABLE },
+    { "COLL_ALLTOALLV", UZ_PARAM_ENUM, "auto", "Alltoallv/Alltoallw algorithm", coll_alltoallv_choices,
+      FIELD(coll_alltoallv), UZ_PARAM_TUNABLE },
+    { "COLL_REDUCE_SCATTER", UZ_PARAM_ENUM, "auto", "Reduce_scatter(_block) algorithm",
+      coll_reduce_scatter_choices, FIELD(coll_reduce_scatter), UZ_PARAM_TUNABLE },
+    { "COLL_SCAN", UZ_PARAM_ENUM, "auto", "Scan/Exscan algorithm", coll_scan_choices, FIELD(coll_scan),
+      UZ_PARAM_TUNABLE },
     { "COLL_BCAST_LONG", UZ_PARAM_SIZE, "128k",
       "Bcast messages from this size use scatter_allgather when auto", NULL, FIELD(coll_bcast_long), UZ_PARAM_TUNABLE },
     { "COLL_REDUCE_LONG", UZ_PARAM_SIZE, "128k",
@@ -270,22 +296,28 @@ static int parse_size(const char *s, size_t *out)
     return 0;
 }
 
-static int parse_enum(const char *s, const char *choices, int *out)
+static int parse_enum(const char *s, const struct uz_param_choice *choices, int *out)
 {
-    int idx = 0;
-    size_t len = strlen(s);
-    for (const char *c = choices; *c; idx++) {
-        const char *bar = strchr(c, '|');
-        size_t n = bar ? (size_t)(bar - c) : strlen(c);
-        if (n == len && strncasecmp(c, s, n) == 0) {
-            *out = idx;
+    for (const struct uz_param_choice *c = choices; c->word; c++) {
+        if (strcasecmp(c->word, s) == 0) {
+            *out = c->value;
             return 0;
         }
-        if (!bar)
-            break;
-        c = bar + 1;
     }
     return -1;
+}
+
+void uz_param_choice_words(const struct uz_param *p, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    for (const struct uz_param_choice *c = p->choices; c && c->word && used < len; c++) {
+        int n = snprintf(buf + used, len - used, "%s%s", c == p->choices ? "" : "|", c->word);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
 }
 
 static int parse_one(const struct uz_param *p, const char *value, char *err, size_t errlen)
@@ -313,12 +345,12 @@ static int parse_one(const struct uz_param *p, const char *value, char *err, siz
         break;
     }
     }
-    if (rc)
-        snprintf(err, errlen, "UZURA_%s=\"%s\" is not a valid %s%s%s", p->name, value,
-                 type_name(p->type), p->choices ? " (choose one of " : "",
-                 p->choices ? p->choices : "");
-    if (rc && p->choices && strlen(err) + 2 < errlen)
-        strcat(err, ")");
+    if (rc) {
+        char words[512];
+        uz_param_choice_words(p, words, sizeof(words));
+        snprintf(err, errlen, "UZURA_%s=\"%s\" is not a valid %s%s%s%s", p->name, value, type_name(p->type),
+                 p->choices ? " (choose one of " : "", words, p->choices ? ")" : "");
+    }
     return rc;
 }
 
@@ -366,14 +398,10 @@ void uz_param_value_string(const struct uz_param *p, char *buf, size_t len)
     case UZ_PARAM_DOUBLE: snprintf(buf, len, "%g", *(const double *)slot); break;
     case UZ_PARAM_STRING: snprintf(buf, len, "%s", *(char *const *)slot ? *(char *const *)slot : ""); break;
     case UZ_PARAM_ENUM: {
-        int idx = *(const int *)slot;
-        const char *c = p->choices;
-        for (int i = 0; i < idx && c; i++) {
-            c = strchr(c, '|');
-            if (c) c++;
-        }
-        const char *bar = c ? strchr(c, '|') : NULL;
-        snprintf(buf, len, "%.*s", c ? (int)(bar ? bar - c : (long)strlen(c)) : 0, c ? c : "");
+        const struct uz_param_choice *c = p->choices;
+        while (c->word && c->value != *(const int *)slot)
+            c++;
+        snprintf(buf, len, "%s", c->word ? c->word : "");
         break;
     }
     }
@@ -392,8 +420,12 @@ void uz_params_print(FILE *out)
             uz_param_value_string(p, value, sizeof(value));
             fprintf(out, "  UZURA_%-28s %-6s default %-10s current %s\n", p->name, type_name(p->type),
                     p->default_value[0] ? p->default_value : "\"\"", value[0] ? value : "\"\"");
-            fprintf(out, "      %s%s%s\n", p->help, p->choices ? "; one of " : "",
-                    p->choices ? p->choices : "");
+            char words[512];
+            uz_param_choice_words(p, words, sizeof(words));
+            fprintf(out, "      %s%s%s\n", p->help, p->choices ? "; one of " : "", words);
+            for (const struct uz_param_choice *c = p->choices; c && c->word; c++)
+                if (c->help)
+                    fprintf(out, "        %-20s %s\n", c->word, c->help);
         }
     }
 }

@@ -19,7 +19,7 @@ enum uz_param_type {
     UZ_PARAM_SIZE,      /* bytes, with optional k/m/g suffix (powers of 1024) */
     UZ_PARAM_DOUBLE,
     UZ_PARAM_STRING,
-    UZ_PARAM_ENUM,      /* one of `choices`, stored as its index */
+    UZ_PARAM_ENUM,      /* one of `choices`, stored as its value */
 };
 
 enum uz_param_scope {
@@ -27,12 +27,20 @@ enum uz_param_scope {
     UZ_PARAM_LAUNCHER,  /* set by mpiexec for the ranks; listed, not tuned */
 };
 
+/* One word an enum tunable accepts.  A table of them ends with a NULL
+ * word; values are looked up by word, never by position. */
+struct uz_param_choice {
+    int value;                  /* stored in uz_config */
+    const char *word;           /* what the variable says (any case) */
+    const char *help;           /* one line for uzura_info, or NULL */
+};
+
 struct uz_param {
     const char *name;           /* without the UZURA_ prefix */
     enum uz_param_type type;
     const char *default_value;
     const char *help;
-    const char *choices;        /* UZ_PARAM_ENUM: "a|b|c" */
+    const struct uz_param_choice *choices;  /* UZ_PARAM_ENUM */
     size_t offset;              /* into struct uz_config */
     enum uz_param_scope scope;
 };
@@ -82,7 +90,7 @@ struct uz_config {
     int shm_bulk_help;
     int shm_bulk_prefault;
     size_t shm_staged_max;
-    /* collectives (src/coll/coll_tune.h names the algorithm indexes) */
+    /* collectives (params_coll.h lists the algorithms each one names) */
     int coll_barrier;
     int coll_bcast;
     int coll_reduce;
@@ -125,6 +133,9 @@ int uz_params_load(char *err, size_t errlen, FILE *warn);
 
 /* The current value of a tunable as text (for uzura_info and MPI_T). */
 void uz_param_value_string(const struct uz_param *p, char *buf, size_t len);
+
+/* The words an enum tunable accepts, "a|b|c" ("" for other types). */
+void uz_param_choice_words(const struct uz_param *p, char *buf, size_t len);
 
 /* Print the table: name, type, default, current value, help. */
 void uz_params_print(FILE *out);

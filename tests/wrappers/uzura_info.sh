@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# uzura_info.sh — build/bin/uzura_info: `version`, `params`, `unknown_env`, `transports`
-# (the library's registration table), `usage` and `prefix` (installed copies name the
-# prefix they are installed at) cases.
+# uzura_info.sh — build/bin/uzura_info: `version`, `params`, `choices` (the words of enum
+# tunables), `unknown_env`, `transports` (the library's registration table), `usage` and
+# `prefix` (installed copies name the prefix they are installed at) cases.
 set -euo pipefail
 source "$(dirname "$0")/testlib.sh"
 info=$UZ_BUILD_DIR/bin/uzura_info
 # A clean environment: no UZURA_* variables but the ones a case sets.
 for v in $(compgen -e | grep '^UZURA_' || true); do unset "$v"; done
 
-case ${1:?usage: uzura_info.sh version|params|unknown_env|transports|usage|prefix} in
+case ${1:?usage: uzura_info.sh version|params|choices|unknown_env|transports|usage|prefix} in
 version)
     expect_eq "--version" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" "$("$info" --version)"
     expect_eq "first line of the full report" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" \
@@ -27,6 +27,42 @@ params)
         "$(UZURA_VERBOSE=loud "$info" --params | tail -n1)"
     expect_eq "the full report lists the tunables too" "$out" \
         "$("$info" | sed -n '/^Tunables/,$p')"
+    ;;
+choices)
+    # Every word each collective tunable accepted before its algorithms came
+    # from one list per collective (src/core/params_coll.h), in that order.
+    out=$("$info" --params)
+    words() { sed -n "/^  UZURA_$1 /{n;s/.*; one of //p}" <<<"$out"; }
+    while read -r name list; do
+        expect_eq "UZURA_$name words" "$list" "$(words "$name")"
+        for w in ${list//|/ }; do
+            # Accepted in any case, with a line of help under the tunable.
+            expect_eq "UZURA_$name=$w is accepted" "" \
+                "$(env "UZURA_$name=$w" "$info" --params | grep '^warning:' || true)"
+            expect_eq "UZURA_$name=${w^^} is accepted" "" \
+                "$(env "UZURA_$name=${w^^}" "$info" --params | grep '^warning:' || true)"
+            sed -n "/^  UZURA_$name /,/^  UZURA_/p" <<<"$out" | grep -Eq "^        $w +[^ ]" ||
+                fail "UZURA_$name: no help line for $w"
+        done
+        expect_eq "UZURA_$name=bogus names the words" \
+            "warning: UZURA_$name=\"bogus\" is not a valid enum (choose one of $list)" \
+            "$(env "UZURA_$name=bogus" "$info" --params | tail -n1)"
+    done <<'WORDS'
+COLL_BARRIER auto|dissemination|tree|shm
+COLL_BCAST auto|binomial|scatter_allgather|linear|shm
+COLL_REDUCE auto|binomial|reduce_scatter_gather|linear|shm
+COLL_ALLREDUCE auto|recursive_doubling|rabenseifner|ring|reduce_bcast|shm
+COLL_GATHER auto|linear|binomial|shm
+COLL_SCATTER auto|linear|binomial|shm
+COLL_ALLGATHER auto|ring|recursive_doubling|bruck|linear|shm
+COLL_ALLTOALL auto|pairwise|bruck|linear|shm
+COLL_ALLTOALLV auto|pairwise|linear|shm
+COLL_REDUCE_SCATTER auto|pairwise|ring|reduce_scatterv|shm
+COLL_SCAN auto|recursive_doubling|linear
+WORDS
+    # The other enum tunables keep their words.
+    expect_eq "UZURA_NET words" "tcp|udp" "$(words NET)"
+    expect_eq "UZURA_SHM_CMA words" "auto|on|off" "$(words SHM_CMA)"
     ;;
 unknown_env)
     expect_eq "no unknown variables: no output" "" "$("$info" --unknown-env)"

@@ -89,9 +89,15 @@ static void print_param(const struct uz_param *p)
     if (set)
         printf("   (set: %s)", set);
     printf("\n      %s", p->help);
-    if (p->choices)
-        printf("; one of %s", p->choices);
+    if (p->choices) {
+        char words[512];
+        uz_param_choice_words(p, words, sizeof(words));
+        printf("; one of %s", words);
+    }
     printf("\n");
+    for (const struct uz_param_choice *c = p->choices; c && c->word; c++)
+        if (c->help)
+            printf("        %-20s %s\n", c->word, c->help);
 }
 
 static void print_params(void)
