@@ -8,6 +8,10 @@
 # SECTIONS (default: all): p2p huge memory coll comm dtype net.  Each section
 # writes OUT_DIR/<section>.md (Markdown tables, each preceded by the command
 # that produced it); paste them into docs/performance.md.
+#
+# ALSO="old=/path/to/old/build" runs another Uzura build as one more column
+# (compare.py --also), for "before and after" tables; COLL_NP and COLL_OPS
+# narrow the coll section (default: np 2 4 8, every operation).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
@@ -18,7 +22,9 @@ ROUNDS=${ROUNDS:-3}
 mkdir -p "$OUT"
 cd "$ROOT"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-cmp() { python3 bench/compare.py --build "$BUILD" --rounds "$ROUNDS" "$@"; echo; }
+also=()
+for a in ${ALSO:-}; do also+=(--also "$a"); done
+cmp() { python3 bench/compare.py --build "$BUILD" --rounds "$ROUNDS" "${also[@]}" "$@"; echo; }
 
 for s in $sections; do
     echo "==> $s ($(date +%T))" >&2
@@ -36,8 +42,8 @@ for s in $sections; do
               for mode in ring all; do cmp --np $np --rounds 1 --unit memory p2p_memory $mode; done
           done; } >"$OUT/memory.md" ;;
     coll)
-        { for np in 2 4 8; do
-              for op in barrier bcast reduce allreduce allgather alltoall alltoallv reduce_scatter; do
+        { for np in ${COLL_NP:-2 4 8}; do
+              for op in ${COLL_OPS:-barrier bcast reduce allreduce allgather alltoall alltoallv reduce_scatter}; do
                   cmp --np $np --unit lat coll_bench $op 8 4194304
               done
           done; } >"$OUT/coll.md" ;;
