@@ -13,14 +13,14 @@
 
 #include <mpi.h>
 
+#include "base/object.h"
+#include "base/runtime.h"
 #include "coll/op.h"
 #include "core/comm.h"
 #include "core/errhandler.h"
-#include "core/errors.h"
+#include "core/error_raise.h"
 #include "core/group.h"
 #include "core/info.h"
-#include "core/object.h"
-#include "core/runtime.h"
 #include "datatype/datatype.h"
 
 /* Object kinds whose layers are not written yet still need a name. */

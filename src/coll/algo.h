@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 
+#include "base/errors.h"
 #include "coll/coll.h"
 #include "coll/sched.h"
-#include "core/errors.h"
 #include "core/info.h"
 #include "datatype/dt_engine.h"
 

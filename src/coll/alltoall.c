@@ -14,10 +14,10 @@
  * Intercommunicators: every rank exchanges a block with every rank of the
  * other group.
  */
+#include "base/lock.h"
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
 #include "coll/coll_tune.h"
-#include "pt2pt/lock.h"
 
 /* One side (send or receive) of an all-to-all: block i. */
 struct side {

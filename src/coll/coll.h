@@ -10,7 +10,7 @@
  *
  * They are blocking collectives like the MPI procedures: every rank of the
  * communicator must call them in the same order as its other collectives.
- * They take the request layer's lock (pt2pt/lock.h) themselves, so call
+ * They take the request layer's lock (base/lock.h) themselves, so call
  * them without holding it.  docs/collectives.md describes the algorithms.
  */
 #ifndef UZ_COLL_COLL_H

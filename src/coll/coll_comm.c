@@ -5,10 +5,10 @@
  */
 #include <stdlib.h>
 
+#include "base/errors.h"
 #include "coll/coll.h"
 #include "coll/coll_shm.h"
 #include "coll/sched.h"
-#include "core/errors.h"
 
 struct uz_coll_state *uz_coll_state_of(uz_comm *comm)
 {

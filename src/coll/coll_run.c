@@ -4,9 +4,9 @@
  * shortcut, schedule, holds, per-rank arrays, build, run or start), the
  * argument rules they share, and copying the v forms' arrays (algo.h).
  */
+#include "base/lock.h"
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
-#include "pt2pt/lock.h"
 
 int uz_coll_begin(uz_comm *comm, enum uz_coll_mode mode, struct uz_sched **out)
 {

@@ -38,13 +38,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/lock.h"
+#include "base/runtime.h"
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
 #include "coll/coll_tune.h"
 #include "coll/coll_wait.h"
-#include "core/runtime.h"
 #include "pt2pt/host_offload.h"
-#include "pt2pt/lock.h"
 #include "pt2pt/pt2pt.h"
 
 enum { LINE = 64, MIN_SLOT = 8192, MAX_SLOT = 1 << 20 };

@@ -24,9 +24,9 @@
 #include <sched.h>
 #include <time.h>
 
+#include "base/lock.h"
+#include "base/runtime.h"
 #include "coll/coll_wait.h"
-#include "core/runtime.h"
-#include "pt2pt/lock.h"
 #include "pt2pt/pt2pt.h"
 
 enum {

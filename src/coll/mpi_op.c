@@ -7,10 +7,10 @@
  */
 #include <stdlib.h>
 
+#include "base/errors.h"
+#include "base/lock.h"
 #include "coll/coll.h"
 #include "coll/reducer.h"
-#include "core/errors.h"
-#include "pt2pt/lock.h"
 
 void uz_op_retain(uz_op *op)
 {

@@ -12,9 +12,9 @@
  * dimension the +1 receive is posted first (this matters when one peer is
  * both neighbours: periodic dimensions of extent 1 or 2).
  */
+#include "base/lock.h"
 #include "coll/algo.h"
 #include "core/topo.h"
-#include "pt2pt/lock.h"
 
 /* One side of a neighbourhood exchange: block i (per neighbour). */
 struct nside {

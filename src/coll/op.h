@@ -5,7 +5,7 @@
 #ifndef UZ_COLL_OP_H
 #define UZ_COLL_OP_H
 
-#include "core/object.h"
+#include "base/object.h"
 
 typedef struct MPI_ABI_Op {
     struct uz_object obj;

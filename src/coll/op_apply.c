@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "coll/coll.h"
 #include "coll/reducer.h"
-#include "core/errors.h"
 #include "datatype/dt_engine.h"
 
 static const char *op_name(const uz_op *op)

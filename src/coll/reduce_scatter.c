@@ -12,10 +12,10 @@
  * Intercommunicators: each group reduces its vectors to its rank 0, the
  * two exchange them, and each scatters the other group's result at home.
  */
+#include "base/lock.h"
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
 #include "coll/coll_tune.h"
-#include "pt2pt/lock.h"
 
 /* Where every rank's block lies in the vector, in units. */
 struct layout {

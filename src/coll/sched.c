@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "coll/coll_wait.h"
 #include "coll/sched.h"
-#include "core/errors.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/pt2pt.h"
 
@@ -264,12 +264,12 @@ static void start_step(struct uz_sched *s, struct uz_step *st)
     }
     switch (st->kind) {
     case UZ_STEP_SEND:
-        err = uz_pt2pt_send(st->buf, st->count, st->dt, st->peer, tag, comm, comm->context_id + 1,
-                            UZ_SEND_STANDARD, &st->req);
+        err = uz_pt2pt_send(st->buf, st->count, st->dt, st->peer, tag,
+                            uz_comm_p2p(comm, comm->context_id + 1), UZ_SEND_STANDARD, &st->req);
         break;
     case UZ_STEP_RECV:
-        err = uz_pt2pt_recv(st->buf, st->count, st->dt, st->peer, tag, comm, comm->context_id + 1, NULL,
-                            &st->req);
+        err = uz_pt2pt_recv(st->buf, st->count, st->dt, st->peer, tag,
+                            uz_comm_p2p(comm, comm->context_id + 1), NULL, &st->req);
         break;
     case UZ_STEP_REDUCE:
         uz_reducer_apply(&s->red, st->src, st->buf, st->count);

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
+#include "base/runtime.h"
 #include "core/comm.h"
-#include "core/errors.h"
-#include "core/runtime.h"
 
 /* Error handlers are set statically so that an error raised before MPI_Init
  * (on MPI_COMM_SELF, the MPI-4 default) already has one. */

@@ -8,9 +8,10 @@
 
 #include <stdint.h>
 
+#include "base/object.h"
 #include "core/errhandler.h"
 #include "core/group.h"
-#include "core/object.h"
+#include "pt2pt/p2p_comm.h"
 
 struct uz_attr_list;
 struct uz_topology;
@@ -70,6 +71,13 @@ static inline MPI_Comm uz_comm_handle(uz_comm *c)
 static inline int uz_comm_peer_world_rank(const uz_comm *c, int r)
 {
     return uz_group_world_rank(c->remote_group, r);
+}
+
+/* The communicator as the request layer sees it, on context `context_id`
+ * (its own for point-to-point, context_id + 1 for collectives). */
+static inline struct uz_p2p_comm uz_comm_p2p(uz_comm *c, uint32_t context_id)
+{
+    return (struct uz_p2p_comm){ c, context_id, c->rank, c->remote_group->world_ranks };
 }
 
 /* Reference counting: pending operations keep a freed communicator alive;

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
+#include "base/lock.h"
 #include "core/comm_agree.h"
-#include "core/errors.h"
-#include "pt2pt/lock.h"
 #include "pt2pt/pt2pt.h"
 
 enum agree_phase {
@@ -84,7 +84,7 @@ static void post_recv(struct uz_agree *a, void *buf, size_t bytes, uz_comm *comm
                       uint32_t ctx, int tag)
 {
     uz_request *r = NULL;
-    int err = uz_pt2pt_recv(buf, (MPI_Count)bytes, byte_type(), src, tag, comm, ctx, NULL, &r);
+    int err = uz_pt2pt_recv(buf, (MPI_Count)bytes, byte_type(), src, tag, uz_comm_p2p(comm, ctx), NULL, &r);
     if (err && !a->err)
         a->err = err;
     if (r)
@@ -95,7 +95,7 @@ static void post_send(struct uz_agree *a, const void *buf, size_t bytes, uz_comm
                       uint32_t ctx, int tag)
 {
     uz_request *r = NULL;
-    int err = uz_pt2pt_send(buf, (MPI_Count)bytes, byte_type(), dest, tag, comm, ctx,
+    int err = uz_pt2pt_send(buf, (MPI_Count)bytes, byte_type(), dest, tag, uz_comm_p2p(comm, ctx),
                             UZ_SEND_STANDARD, &r);
     if (err && !a->err)
         a->err = err;

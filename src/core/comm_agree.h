@@ -14,7 +14,7 @@
  * built on src/coll/.  It is nonblocking underneath (MPI_Comm_idup), and
  * blocking on top for every other constructor.
  *
- * The caller holds the request layer's lock (pt2pt/lock.h) around every
+ * The caller holds the request layer's lock (base/lock.h) around every
  * call here.
  */
 #ifndef UZ_CORE_COMM_AGREE_H
@@ -74,7 +74,7 @@ const int *uz_agree_entries(const struct uz_agree *a);         /* n * entry_ints
 const void *uz_agree_blob(const struct uz_agree *a, size_t *bytes);  /* from the other leader */
 uint64_t uz_agree_xkey(const struct uz_agree *a);   /* the other leader's xkey (0: no exchange) */
 
-/* Call with the request layer's lock held (pt2pt/lock.h), like every
+/* Call with the request layer's lock held (base/lock.h), like every
  * other function here: the agreement's requests go back to the shared
  * pool, and its driving request may still be on the progress list. */
 void uz_agree_free(struct uz_agree *a);

@@ -1,6 +1,6 @@
 /*
  * comm_attr.c — keyvals and attributes on communicators, through the
- * shared attribute engine (core/attr.h), plus the predefined attributes
+ * shared attribute engine (base/attr.h), plus the predefined attributes
  * and the deprecated MPI-1 names (MPI_Keyval_create, MPI_Attr_put, ...),
  * which have the same C semantics.
  *
@@ -11,10 +11,10 @@
  */
 #include <limits.h>
 
-#include "core/attr.h"
+#include "base/attr.h"
+#include "base/errors.h"
+#include "base/runtime.h"
 #include "core/comm_impl.h"
-#include "core/errors.h"
-#include "core/runtime.h"
 
 /* ----------------------------------------------------- predefined keys */
 

@@ -57,9 +57,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
+#include "base/runtime.h"
 #include "core/comm_impl.h"
-#include "core/errors.h"
-#include "core/runtime.h"
 #include "pt2pt/pt2pt.h"
 
 enum {
@@ -403,7 +403,7 @@ void uz_ctx_agreement_free(struct uz_ctx_agreement *g)
 
 /* ---------------------------------------------------- blocking agreement */
 
-/* Called with the request layer's lock held (pt2pt/lock.h). */
+/* Called with the request layer's lock held (base/lock.h). */
 int uz_ctx_agree(const struct uz_agree_spec *spec, uint32_t prio, const int *entry, int npairs,
                  int take, uint32_t *ids, struct uz_agree **agreed)
 {

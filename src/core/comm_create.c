@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/attr.h"
+#include "base/errors.h"
+#include "base/lock.h"
 #include "coll/coll.h"
-#include "core/attr.h"
 #include "core/comm_impl.h"
-#include "core/errors.h"
 #include "core/info.h"
 #include "core/topo.h"
-#include "pt2pt/bsend.h"
-#include "pt2pt/lock.h"
+#include "core/p2p_bsend.h"
 #include "pt2pt/pt2pt.h"
 
 /* ------------------------------------------------------ common steps */

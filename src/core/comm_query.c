@@ -6,8 +6,8 @@
  */
 #include <stdlib.h>
 
+#include "base/errors.h"
 #include "core/comm_impl.h"
-#include "core/errors.h"
 #include "core/info.h"
 
 int uz_mpi_Comm_group(uz_comm *comm, MPI_Group *group)

@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
+#include "base/lock.h"
+#include "base/runtime.h"
 #include "core/comm_impl.h"
 #include "core/comm_split_hw.h"
-#include "core/errors.h"
 #include "core/info.h"
-#include "core/runtime.h"
-#include "pt2pt/lock.h"
 
 struct split_member {
     int key;

@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/runtime.h"
 #include "core/comm_split_hw.h"
-#include "core/runtime.h"
 
 static const char *const level_names[UZ_HW_LEVELS] = {
     "machine", "board", "numanode", "socket", "L3cache", "L2cache", "L1cache", "core", "hwthread",

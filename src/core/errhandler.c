@@ -4,10 +4,10 @@
  */
 #include <stdlib.h>
 
+#include "base/runtime.h"
 #include "core/comm.h"
 #include "core/errhandler.h"
-#include "core/errors.h"
-#include "core/runtime.h"
+#include "core/error_raise.h"
 
 uz_errhandler uz_errhandler_fatal = {
     .obj = { .magic = UZ_MAGIC_ERRHANDLER, .builtin = 1, .refcount = 1 },

@@ -5,7 +5,7 @@
 #ifndef UZ_CORE_ERRHANDLER_H
 #define UZ_CORE_ERRHANDLER_H
 
-#include "core/object.h"
+#include "base/object.h"
 
 enum uz_errhandler_kind {
     UZ_ERRHANDLER_FATAL,        /* MPI_ERRORS_ARE_FATAL: abort the job */

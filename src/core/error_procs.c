@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 int uz_mpi_Error_class(int errorcode, int *errorclass)
 {

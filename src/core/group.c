@@ -4,8 +4,8 @@
  */
 #include <stdlib.h>
 
+#include "base/runtime.h"
 #include "core/group.h"
-#include "core/runtime.h"
 
 uz_group uz_group_empty = {
     .obj = { .magic = UZ_MAGIC_GROUP, .builtin = 1, .refcount = 1 },

@@ -5,7 +5,7 @@
 #ifndef UZ_CORE_GROUP_H
 #define UZ_CORE_GROUP_H
 
-#include "core/object.h"
+#include "base/object.h"
 
 typedef struct MPI_ABI_Group {
     struct uz_object obj;

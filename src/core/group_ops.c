@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
+#include "base/runtime.h"
 #include "core/comm_impl.h"
-#include "core/errors.h"
-#include "core/runtime.h"
 
 /* ------------------------------------------------------------ helpers */
 

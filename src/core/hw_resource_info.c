@@ -8,8 +8,8 @@
  * "true".  A level the process straddles is left out, which is also what
  * tells MPI_COMM_TYPE_RESOURCE_GUIDED splits on it to give MPI_COMM_NULL.
  */
+#include "base/errors.h"
 #include "core/comm_split_hw.h"
-#include "core/errors.h"
 #include "core/info.h"
 
 int uz_mpi_Get_hw_resource_info(MPI_Info *hw_info)

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
+#include "base/runtime.h"
 #include "core/info.h"
-#include "core/runtime.h"
 
 uz_info uz_info_env = { .obj = { .magic = UZ_MAGIC_INFO, .builtin = 1, .refcount = 1 } };
 

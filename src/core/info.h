@@ -4,7 +4,7 @@
 #ifndef UZ_CORE_INFO_H
 #define UZ_CORE_INFO_H
 
-#include "core/object.h"
+#include "base/object.h"
 
 struct uz_info_entry {
     char *key;

@@ -17,8 +17,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "base/runtime.h"
 #include "core/info.h"
-#include "core/runtime.h"
 
 /* An info value holds at most MPI_MAX_INFO_VAL - 1 characters. */
 enum { VALUE_MAX = MPI_MAX_INFO_VAL };

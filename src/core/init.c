@@ -14,12 +14,12 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "base/errors.h"
+#include "base/params.h"
+#include "base/runtime.h"
 #include "coll/op.h"
 #include "core/comm.h"
-#include "core/errors.h"
 #include "core/info.h"
-#include "core/params.h"
-#include "core/runtime.h"
 #include "core/startup_report.h"
 #include "datatype/datatype.h"
 #include "pmi/pmi.h"
@@ -57,6 +57,12 @@ static void make_job_id(const struct uz_pmi_info *pmi)
     snprintf(uz_rt.job_id, sizeof(uz_rt.job_id), "s%016llx", (unsigned long long)r);
 }
 
+/* The runtime's job-wide abort, through the process manager. */
+static void abort_job_through_pmi(int exit_code, const char *message)
+{
+    uz_pmi_abort(exit_code, message);
+}
+
 static int init_common(int *argc, char ***argv, int required, int *provided)
 {
     char msg[256];
@@ -84,6 +90,7 @@ static int init_common(int *argc, char ***argv, int required, int *provided)
     uz_op_init_builtins();
 
     struct uz_pmi_info pmi;
+    uz_runtime_set_job_abort(abort_job_through_pmi);
     if (uz_pmi_init(&pmi) != 0)
         return pmi_error("cannot connect to the process manager");
     uz_rt.world_rank = pmi.rank;

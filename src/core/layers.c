@@ -5,12 +5,15 @@
  */
 #include <mpi.h>
 
+#include "core/comm.h"
 #include "core/layers.h"
 #include "pt2pt/pt2pt.h"
 
 int uz_layers_init(void)
 {
-    return uz_pt2pt_init();
+    /* Requests keep their communicator alive by the core's own counting. */
+    static const struct uz_pt2pt_comm_refs comm_refs = { uz_comm_retain, uz_comm_release };
+    return uz_pt2pt_init(&comm_refs);
 }
 
 /* Includes a job-wide fence: after it no peer sends to us any more. */

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "core/info.h"
 
 int uz_mpi_Alloc_mem(MPI_Aint size, uz_info *info, void *baseptr)

@@ -3,7 +3,7 @@
  * call exists for a profiling layer (PMPI) to intercept, so Uzura's own
  * version accepts every level and does nothing.
  */
-#include "core/errors.h"
+#include "base/errors.h"
 
 int uz_mpi_Pcontrol(const int level)
 {

@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "base/params.h"
+#include "base/runtime.h"
 #include "coll/coll_shm.h"
-#include "core/params.h"
-#include "core/runtime.h"
 #include "core/startup_report.h"
 #include "pt2pt/pt2pt.h"
 

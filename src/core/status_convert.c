@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint),
                "MPI_Status must be MPI_F_STATUS_SIZE Fortran integers");

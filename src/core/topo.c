@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
+#include "base/lock.h"
 #include "core/comm_impl.h"
-#include "core/errors.h"
 #include "core/topo_impl.h"
-#include "pt2pt/lock.h"
 
 /* --------------------------------------------------------- the object */
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "core/comm_impl.h"
-#include "core/errors.h"
 #include "core/topo_impl.h"
 
 /* Check dims[ndims] and return their product in *nnodes. */

@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
+#include "base/lock.h"
 #include "coll/coll.h"
 #include "core/comm_impl.h"
-#include "core/errors.h"
 #include "core/info.h"
 #include "core/topo_impl.h"
-#include "pt2pt/lock.h"
 #include "pt2pt/pt2pt.h"
 
 static int no_mem(void)
@@ -214,11 +214,11 @@ static int exchange_records(uz_comm *comm, struct edge_exchange *x)
     for (int p = 0; p < x->size && !err; p++)
         if (x->recvcounts[p])
             err = uz_pt2pt_recv(x->recvbuf[p], (MPI_Count)x->recvcounts[p] * REC_INTS, ints, p, tag,
-                                comm, comm->context_id + 1, NULL, &reqs[nreq++]);
+                                uz_comm_p2p(comm, comm->context_id + 1), NULL, &reqs[nreq++]);
     for (int p = 0; p < x->size && !err; p++)
         if (x->sendcounts[p])
             err = uz_pt2pt_send(x->sendbuf[p], (MPI_Count)x->sendcounts[p] * REC_INTS, ints, p, tag,
-                                comm, comm->context_id + 1, UZ_SEND_STANDARD, &reqs[nreq++]);
+                                uz_comm_p2p(comm, comm->context_id + 1), UZ_SEND_STANDARD, &reqs[nreq++]);
     for (int i = 0; i < nreq; i++) {
         if (!reqs[i])
             continue;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
 #include "core/comm_impl.h"
-#include "core/errors.h"
 #include "core/topo_impl.h"
 
 static int check_graph(int nnodes, const int index[], const int edges[])

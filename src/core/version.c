@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
+#include "base/runtime.h"
 #include "core/info.h"
-#include "core/runtime.h"
 
 int uz_mpi_Get_version(int *version, int *subversion)
 {

@@ -1,6 +1,6 @@
 /*
  * win_keyval.c — MPI_Win_create_keyval and MPI_Win_free_keyval, through the
- * shared attribute engine (core/attr.h).
+ * shared attribute engine (base/attr.h).
  *
  * A keyval needs no window, so these work before one-sided communication
  * does: a library can make its window keys at start-up, and a key freed
@@ -9,8 +9,8 @@
  * themselves (src/rma/), as do the predefined ones (MPI_WIN_BASE, ...),
  * which can never be freed.
  */
-#include "core/attr.h"
-#include "core/errors.h"
+#include "base/attr.h"
+#include "base/errors.h"
 
 int uz_mpi_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                              MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,

@@ -10,7 +10,7 @@
 #ifndef UZ_DATATYPE_DATATYPE_H
 #define UZ_DATATYPE_DATATYPE_H
 
-#include "core/object.h"
+#include "base/object.h"
 
 /* The element kind of a predefined type, used by reductions and by the
  * external32 conversion. */

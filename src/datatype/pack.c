@@ -5,7 +5,7 @@
  * copy and MPI_Pack_size is exact.  The int forms come from the generated
  * binding, which widens into these and narrows the results.
  */
-#include "core/errors.h"
+#include "base/errors.h"
 #include "datatype/dt_engine.h"
 
 static int packed_bytes(MPI_Count count, const uz_datatype *dt, MPI_Count *bytes)

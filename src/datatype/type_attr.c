@@ -1,10 +1,10 @@
 /*
  * type_attr.c — keyvals and attributes on datatypes, through the shared
- * attribute engine (core/attr.h).  Predefined types may carry attributes
+ * attribute engine (base/attr.h).  Predefined types may carry attributes
  * too; their lists live in the built-in objects, and MPI_Finalize deletes
  * them (as MPICH does), since those types are never freed.
  */
-#include "core/attr.h"
+#include "base/attr.h"
 #include "datatype/datatype.h"
 
 int uz_mpi_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,

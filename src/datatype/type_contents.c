@@ -5,7 +5,7 @@
  * constructor recorded large counts, which only the _c queries can return;
  * the int queries refuse them with MPI_ERR_TYPE, as MPICH does.
  */
-#include "core/errors.h"
+#include "base/errors.h"
 #include "datatype/dt_engine.h"
 #include "datatype/dt_internal.h"
 

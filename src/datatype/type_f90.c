@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "datatype/dt_engine.h"
 #include "datatype/dt_internal.h"
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/attr.h"
-#include "core/errors.h"
+#include "base/attr.h"
+#include "base/errors.h"
 #include "datatype/dt_engine.h"
 #include "datatype/dt_internal.h"
 

@@ -2,7 +2,7 @@
  * host_offload.c — the host transport's collective offload, as collectives
  * see it (host_offload.h): looked up in the paths wire-up opened.
  */
-#include "core/runtime.h"
+#include "base/runtime.h"
 #include "pt2pt/host_offload.h"
 #include "pt2pt/path.h"
 

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "pt2pt/net_choice.h"
 #include "transport/transport_registry.h"
 

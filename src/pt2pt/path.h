@@ -13,7 +13,7 @@
 #ifndef UZ_PT2PT_PATH_H
 #define UZ_PT2PT_PATH_H
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "pt2pt/pt2pt.h"
 #include "transport/transport.h"
 

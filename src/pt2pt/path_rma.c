@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "core/runtime.h"
+#include "base/runtime.h"
 #include "pt2pt/path.h"
 
 static const struct uz_path *usable_path(int world, int is_put)

@@ -5,7 +5,7 @@
  * error, so that MPI_Wait returns (and, under MPI_ERRORS_ARE_FATAL, the
  * job ends cleanly) instead of hanging.
  */
-#include "core/errors.h"
+#include "base/errors.h"
 #include "pt2pt/cookie.h"
 #include "pt2pt/match.h"
 #include "pt2pt/pt2pt.h"
@@ -20,7 +20,7 @@ static int not_from_dead(uz_request *r, void *arg)
     const struct dead *d = arg;
     if (r->peer == MPI_ANY_SOURCE)
         return 1;
-    return uz_comm_peer_world_rank(r->comm, r->peer) != d->world;
+    return r->peer_world != d->world;
 }
 
 static int failure_code;

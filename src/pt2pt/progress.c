@@ -19,15 +19,13 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "core/params.h"
-#include "core/runtime.h"
-#include "pt2pt/lock.h"
+#include "base/lock.h"
+#include "base/params.h"
+#include "base/runtime.h"
 #include "pt2pt/path.h"
 #include "pt2pt/progress.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/send.h"
-
-pthread_mutex_t uz_big_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static long spin_ns, yield_ns;
 static int waits_oversubscribed;        /* for uz_progress_describe */

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "pt2pt/p2p_comm.h"
 #include "pt2pt/request.h"
 #include "pt2pt/status.h"
 #include "transport/transport.h"
@@ -47,7 +48,7 @@ struct uz_peer {
 
 extern struct uz_peer *uz_peers;        /* indexed by world rank */
 
-int uz_pt2pt_init(void);
+int uz_pt2pt_init(const struct uz_pt2pt_comm_refs *refs);
 int uz_pt2pt_finalize(void);
 
 /* What wire-up chose, for UZURA_VERBOSE (pt2pt_describe.c): each writes one
@@ -58,17 +59,17 @@ int uz_pt2pt_describe_network(int i, char *buf, size_t len);   /* the i-th netwo
 int uz_pt2pt_describe_large_messages(char *buf, size_t len);
 int uz_pt2pt_describe_eager(char *buf, size_t len);
 
-/* Start a send of (buf, count, datatype) to rank `dest` of comm on context
- * `context_id`.  When `out` is NULL the call blocks until the send is
- * complete (MPI_Send); otherwise *out receives a request. */
+/* Start a send of (buf, count, datatype) to rank `dest` of the
+ * communicator `pc`, on its context.  When `out` is NULL the call blocks
+ * until the send is complete (MPI_Send); otherwise *out receives a request. */
 int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
-                  uz_comm *comm, uint32_t context_id, enum uz_send_mode mode, uz_request **out);
+                  struct uz_p2p_comm pc, enum uz_send_mode mode, uz_request **out);
 
 /* Start a receive.  When `out` is NULL the call blocks and fills `status`
  * (which may be MPI_STATUS_IGNORE); the return value is then the error of
  * the receive (MPI_ERR_TRUNCATE included). */
 int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
-                  uz_comm *comm, uint32_t context_id, MPI_Status *status, uz_request **out);
+                  struct uz_p2p_comm pc, MPI_Status *status, uz_request **out);
 
 /* Receive a message taken off the queues by MPI_Mprobe/MPI_Improbe. */
 int uz_pt2pt_mrecv(void *buf, MPI_Count count, uz_datatype *dt, struct uz_unexpected *msg,
@@ -76,7 +77,7 @@ int uz_pt2pt_mrecv(void *buf, MPI_Count count, uz_datatype *dt, struct uz_unexpe
 
 /* Look for a matching message without receiving it.  When `take` is set
  * the message is removed from the queues and returned in *msg. */
-int uz_pt2pt_probe(int source, int tag, uz_comm *comm, uint32_t context_id, int blocking,
+int uz_pt2pt_probe(int source, int tag, uint32_t context_id, int blocking,
                    int *flag, MPI_Status *status, int take, struct uz_unexpected **msg);
 
 /* A transport found `world` dead: fail what waits on it, and make later

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/params.h"
-#include "core/runtime.h"
+#include "base/params.h"
+#include "base/runtime.h"
 #include "pt2pt/path.h"
 #include "pt2pt/pt2pt.h"
 

@@ -26,19 +26,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
-#include "core/params.h"
-#include "core/runtime.h"
+#include "base/errors.h"
+#include "base/params.h"
+#include "base/runtime.h"
 #include "pmi/pmi.h"
 #include "pt2pt/match.h"
 #include "pt2pt/net_choice.h"
+#include "pt2pt/path.h"
+#include "pt2pt/progress.h"
 #include "pt2pt/protocol.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/recv.h"
 #include "pt2pt/send.h"
 #include "pt2pt/stats.h"
-#include "pt2pt/path.h"
-#include "pt2pt/progress.h"
 #include "transport/transport_registry.h"
 
 struct uz_peer *uz_peers;
@@ -454,8 +454,11 @@ static int wire_up(struct wireup *w)
     return err;
 }
 
-int uz_pt2pt_init(void)
+struct uz_pt2pt_comm_refs uz_pt2pt_comm_refs;
+
+int uz_pt2pt_init(const struct uz_pt2pt_comm_refs *refs)
 {
+    uz_pt2pt_comm_refs = *refs;
     int size = uz_rt.world_size;
     struct wireup w = { .nlocal = 1 };
     int err = uz_net_list_parse(uz_config.net, &w.mine, 1);

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
-#include "core/params.h"
-#include "core/runtime.h"
+#include "base/errors.h"
+#include "base/params.h"
+#include "base/runtime.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/cookie.h"
 #include "pt2pt/match.h"
@@ -592,25 +592,26 @@ static uz_request *proc_null_request(void)
 
 /* Fill in a receive request (its memory already initialised). */
 static int setup_recv(uz_request *r, void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
-                      uz_comm *comm, uint32_t context_id)
+                      uz_comm *comm, uint32_t context_id, int source_world)
 {
     r->comm = comm;
     r->context_id = context_id;
     r->peer = source;
+    r->peer_world = source_world;
     r->tag = tag;
     return uz_request_set_buffer(r, buf, count, dt);
 }
 
 static uz_request *new_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
-                            uz_comm *comm, uint32_t context_id, int *err)
+                            uz_comm *comm, uint32_t context_id, int source_world, int *err)
 {
     uz_request *r = uz_request_new(UZ_REQ_RECV);
     if (!r) {
         *err = uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
         return NULL;
     }
-    uz_comm_retain(comm);
-    *err = setup_recv(r, buf, count, dt, source, tag, comm, context_id);
+    uz_pt2pt_comm_refs.retain(comm);
+    *err = setup_recv(r, buf, count, dt, source, tag, comm, context_id, source_world);
     if (*err) {
         uz_request_release(r);
         return NULL;
@@ -641,12 +642,12 @@ static void post_recv(uz_request *r)
 
 /* A blocking receive keeps its request on the stack: the caller's frame
  * outlives it and nobody else ever holds it. */
-static int recv_blocking(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag, uz_comm *comm,
-                         uint32_t context_id, MPI_Status *status)
+static int recv_blocking(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                         const struct uz_p2p_comm *pc, int source_world, MPI_Status *status)
 {
     uz_request r;
     uz_request_init_on_stack(&r, UZ_REQ_RECV);
-    int err = setup_recv(&r, buf, count, dt, source, tag, comm, context_id);
+    int err = setup_recv(&r, buf, count, dt, source, tag, pc->comm, pc->context_id, source_world);
     if (!err) {
         post_recv(&r);
         uz_request_wait(&r);
@@ -657,8 +658,8 @@ static int recv_blocking(void *buf, MPI_Count count, uz_datatype *dt, int source
     return err;
 }
 
-int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag, uz_comm *comm,
-                  uint32_t context_id, MPI_Status *status, uz_request **out)
+int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                  struct uz_p2p_comm pc, MPI_Status *status, uz_request **out)
 {
     if (UZ_UNLIKELY(source == MPI_PROC_NULL)) {
         if (out) {
@@ -669,10 +670,12 @@ int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int t
         }
         return MPI_SUCCESS;
     }
+    /* A receive naming its source fails when that peer dies (peer_failure.c). */
+    int source_world = source == MPI_ANY_SOURCE ? -1 : uz_p2p_world_rank(&pc, source);
     if (!out)
-        return recv_blocking(buf, count, dt, source, tag, comm, context_id, status);
+        return recv_blocking(buf, count, dt, source, tag, &pc, source_world, status);
     int err;
-    uz_request *r = new_recv(buf, count, dt, source, tag, comm, context_id, &err);
+    uz_request *r = new_recv(buf, count, dt, source, tag, pc.comm, pc.context_id, source_world, &err);
     if (!r)
         return err;
     post_recv(r);
@@ -684,7 +687,7 @@ int uz_pt2pt_mrecv(void *buf, MPI_Count count, uz_datatype *dt, struct uz_unexpe
                    MPI_Status *status, uz_request **out)
 {
     int err;
-    uz_request *r = new_recv(buf, count, dt, msg->src, msg->tag, comm, msg->context_id, &err);
+    uz_request *r = new_recv(buf, count, dt, msg->src, msg->tag, comm, msg->context_id, -1, &err);
     if (!r)
         return err;
     uz_recv_take(r, msg);

@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/cookie.h"
+#include "pt2pt/p2p_comm.h"
 #include "pt2pt/request.h"
 
 static uz_request *free_requests;
@@ -57,7 +58,7 @@ static void destroy(uz_request *req)
     if (req->child)
         uz_request_release(req->child);
     if (req->comm)
-        uz_comm_release(req->comm);
+        uz_pt2pt_comm_refs.release(req->comm);
     if (req->datatype)
         uz_dt_release(req->datatype);
     free(req->cursor);

@@ -15,8 +15,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "core/comm.h"
-#include "core/object.h"
+#include "base/object.h"
 #include "datatype/datatype.h"
 #include "transport/transport.h"
 
@@ -81,11 +80,12 @@ typedef struct MPI_ABI_Request {
     int active;                 /* persistent: started and not yet completed */
     MPI_Status status;          /* valid once complete */
 
-    uz_comm *comm;              /* retained while the request lives */
+    uz_comm *comm;              /* retained while the request lives (opaque here) */
     uint32_t context_id;
+    int my_rank;                /* this process's rank in comm: the source its records carry */
     int peer;                   /* dest or source rank in comm (may be a wildcard) */
     int tag;
-    int peer_world;             /* world rank of peer (sends; matched receives) */
+    int peer_world;             /* world rank of peer (sends; receives naming a source) */
 
     /* The user's buffer. */
     void *buf;

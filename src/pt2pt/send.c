@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
-#include "core/params.h"
+#include "base/errors.h"
+#include "base/lock.h"
+#include "base/params.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/cookie.h"
-#include "pt2pt/lock.h"
 #include "pt2pt/path.h"
 #include "pt2pt/protocol.h"
 #include "pt2pt/send.h"
@@ -213,7 +213,7 @@ static int step_eager(struct uz_peer *p, uz_request *r)
     if (r->sent == 0 && r->bytes <= single) {
         size_t hlen = HDR;
         fill_hdr(h, UZ_MSG_EAGER, sync ? UZ_MSG_SYNC | UZ_MSG_SYNC_EXT : 0, r->tag, r->context_id,
-                 r->comm->rank);
+                 r->my_rank);
         if (sync) {
             struct uz_ext_cookie ext = { r->cookie };
             memcpy(rec + HDR, &ext, sizeof(ext));
@@ -231,12 +231,12 @@ static int step_eager(struct uz_peer *p, uz_request *r)
     while (r->sent < r->bytes) {
         size_t hlen, room;
         if (r->sent == 0) {
-            fill_hdr(h, UZ_MSG_EAGER_FIRST, sync, r->tag, r->context_id, r->comm->rank);
+            fill_hdr(h, UZ_MSG_EAGER_FIRST, sync, r->tag, r->context_id, r->my_rank);
             struct uz_ext_eager ext = { r->bytes, r->cookie };
             memcpy(rec + HDR, &ext, sizeof(ext));
             hlen = HDR + sizeof(ext);
         } else {
-            fill_hdr(h, UZ_MSG_EAGER_MORE, 0, r->tag, r->context_id, r->comm->rank);
+            fill_hdr(h, UZ_MSG_EAGER_MORE, 0, r->tag, r->context_id, r->my_rank);
             hlen = HDR;
         }
         room = p->max_record - hlen;
@@ -326,7 +326,7 @@ static int step_rts(struct uz_peer *p, uz_request *r)
         ext.bulk = r->bulk;
     }
     fill_hdr(h, UZ_MSG_RTS, r->send_mode == UZ_SEND_SYNC ? UZ_MSG_SYNC : 0, r->tag, r->context_id,
-             r->comm->rank);
+             r->my_rank);
     memcpy(rec + HDR, &ext, sizeof(ext));
     struct uz_payload none = { 0 };
     int rc = uz_path_send(p, rec, sizeof(rec), &none);
@@ -339,7 +339,7 @@ static int step_data(struct uz_peer *p, uz_request *r)
 {
     unsigned char rec[HDR + sizeof(struct uz_ext_data)];
     struct uz_msg_hdr *h = (struct uz_msg_hdr *)rec;
-    fill_hdr(h, UZ_MSG_DATA, 0, r->tag, r->context_id, r->comm->rank);
+    fill_hdr(h, UZ_MSG_DATA, 0, r->tag, r->context_id, r->my_rank);
     size_t room = p->max_record - sizeof(rec);
     while (r->sent < r->send_limit) {
         size_t piece = r->send_limit - r->sent < room ? r->send_limit - r->sent : room;
@@ -486,7 +486,7 @@ int uz_request_set_buffer(uz_request *r, void *buf, MPI_Count count, uz_datatype
 }
 
 /* A request that completed at once (nonblocking eager send). */
-static uz_request *completed_send_request(uz_comm *comm)
+static uz_request *completed_send_request(void)
 {
     uz_request *r = uz_request_new(UZ_REQ_SEND);
     if (!r)
@@ -498,15 +498,15 @@ static uz_request *completed_send_request(uz_comm *comm)
     return r;
 }
 
-int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag, uz_comm *comm,
-                  uint32_t context_id, enum uz_send_mode mode, uz_request **out)
+int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
+                  struct uz_p2p_comm pc, enum uz_send_mode mode, uz_request **out)
 {
     if (UZ_UNLIKELY(dest == MPI_PROC_NULL)) {
-        if (out && !(*out = completed_send_request(comm)))
+        if (out && !(*out = completed_send_request()))
             return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
         return MPI_SUCCESS;
     }
-    int world = uz_comm_peer_world_rank(comm, dest);
+    int world = uz_p2p_world_rank(&pc, dest);
     struct uz_peer *p = &uz_peers[world];
     size_t bytes = (size_t)(count * dt->size);
 
@@ -518,7 +518,7 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
         struct uz_msg_hdr h;
         struct uz_payload pl = { .len = bytes };
         struct uz_dt_cursor cursor;
-        fill_hdr(&h, UZ_MSG_EAGER, 0, tag, context_id, comm->rank);
+        fill_hdr(&h, UZ_MSG_EAGER, 0, tag, pc.context_id, pc.rank);
         if (uz_dt_is_contig(dt, count) || bytes == 0) {
             pl.contig = (const unsigned char *)buf + dt->true_lb;
         } else {
@@ -530,7 +530,7 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
         int rc = uz_path_send(p, &h, sizeof(h), &pl);
         if (rc == 0) {
             uz_pt2pt_stats.eager_sent++;
-            if (out && !(*out = completed_send_request(comm)))
+            if (out && !(*out = completed_send_request()))
                 return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
             return MPI_SUCCESS;
         }
@@ -541,9 +541,10 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     uz_request *r = uz_request_new(UZ_REQ_SEND);
     if (!r)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
-    r->comm = comm;
-    uz_comm_retain(comm);
-    r->context_id = context_id;
+    r->comm = pc.comm;
+    uz_pt2pt_comm_refs.retain(pc.comm);
+    r->context_id = pc.context_id;
+    r->my_rank = pc.rank;
     r->peer = dest;
     r->peer_world = world;
     r->tag = tag;
@@ -673,7 +674,7 @@ int uz_send_cancel(uz_request *r)
     }
     if ((r->phase == UZ_SEND_WAIT_CTS || r->phase == UZ_SEND_WAIT_ACK) && !r->cancel_sent && r->cookie) {
         unsigned char rec[HDR + sizeof(struct uz_ext_cookie)];
-        fill_hdr((struct uz_msg_hdr *)rec, UZ_MSG_CANCEL, 0, r->tag, r->context_id, r->comm->rank);
+        fill_hdr((struct uz_msg_hdr *)rec, UZ_MSG_CANCEL, 0, r->tag, r->context_id, r->my_rank);
         struct uz_ext_cookie ext = { r->cookie };
         memcpy(rec + HDR, &ext, sizeof(ext));
         r->cancel_sent = 1;

@@ -12,7 +12,7 @@
  */
 #include "dt_check.h"
 
-#include "core/attr.h"
+#include "base/attr.h"
 #include "datatype/dt_engine.h"
 
 enum { SENT = 0xa5 };

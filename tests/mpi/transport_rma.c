@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "pt2pt/path.h"
 #include "uztest.h"
 

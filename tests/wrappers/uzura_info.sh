@@ -30,7 +30,7 @@ params)
     ;;
 choices)
     # Every word each collective tunable accepted before its algorithms came
-    # from one list per collective (src/core/params_coll.h), in that order.
+    # from one list per collective (src/base/params_coll.h), in that order.
     out=$("$info" --params)
     words() { sed -n "/^  UZURA_$1 /{n;s/.*; one of //p}" <<<"$out"; }
     while read -r name list; do

@@ -3,7 +3,7 @@
  * built, the transports compiled in, and every tunable (UZURA_* environment
  * variable) with its type, default and help.
  *
- * The tunables come straight from the table in src/core/params.c, which is
+ * The tunables come straight from the table in src/base/params.c, which is
  * compiled into this program, so the list can never drift from what the
  * library reads.
  */
@@ -14,8 +14,8 @@
 
 #include <mpi.h>
 
+#include "base/params.h"
 #include "build_info.h"
-#include "core/params.h"
 #include "install_prefix.h"
 #include "transports.h"
 

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "core/info.h"
 
 /* The sizes the predefined Fortran datatypes were built with. */

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/params.h"
+#include "base/params.h"
 #include "transport/net/net.h"
 
 struct uz_net_stats uz_net_stats;

@@ -41,8 +41,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "core/errors.h"
-#include "core/params.h"
+#include "base/errors.h"
+#include "base/params.h"
 #include "transport/shm/shm_state.h"
 
 enum { SLICE_MAX = 512 };       /* runs per system call (IOV_MAX is 1024) */

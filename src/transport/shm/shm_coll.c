@@ -17,8 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/errors.h"
-#include "core/runtime.h"
+#include "base/errors.h"
+#include "base/runtime.h"
 #include "transport/shm/shm_state.h"
 
 static void area_name(char *buf, size_t len, const char *tag)

@@ -34,7 +34,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "core/params.h"
+#include "base/params.h"
 #include "transport/shm/shm_state.h"
 
 #ifndef MADV_POPULATE_WRITE

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "transport/shm/shm_state.h"
 
 static inline uint32_t slots_for(size_t len)

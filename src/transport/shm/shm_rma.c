@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "transport/shm/shm_state.h"
 
 enum { SLICE = 512 };           /* runs per system call (IOV_MAX is 1024) */

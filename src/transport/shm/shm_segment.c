@@ -18,9 +18,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "core/errors.h"
-#include "core/params.h"
-#include "core/runtime.h"
+#include "base/errors.h"
+#include "base/params.h"
+#include "base/runtime.h"
 #include "transport/shm/shm_state.h"
 
 struct shm_state uz_shm = { .fd = -1, .wake_fd = -1 };

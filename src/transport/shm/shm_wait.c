@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/errors.h"
-#include "core/runtime.h"
+#include "base/errors.h"
+#include "base/runtime.h"
 #include "transport/shm/shm_state.h"
 
 static long futex_call(atomic_uint *addr, int op, unsigned val, const struct timespec *ts)

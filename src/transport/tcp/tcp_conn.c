@@ -29,8 +29,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "core/errors.h"
-#include "core/params.h"
+#include "base/errors.h"
+#include "base/params.h"
 #include "transport/tcp/tcp.h"
 
 static void fill_hello(struct tcp_hello *h, enum tcp_hello_kind kind)

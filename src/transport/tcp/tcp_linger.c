@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "core/errors.h"
-#include "core/params.h"
+#include "base/errors.h"
+#include "base/params.h"
 #include "transport/tcp/tcp.h"
 
 static pthread_t thread;

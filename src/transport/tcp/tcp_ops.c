@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/errors.h"
-#include "core/params.h"
+#include "base/errors.h"
+#include "base/params.h"
 #include "transport/tcp/tcp.h"
 
 struct tcp_state uz_tcp = { .ep = -1, .listen_fd = -1 };

@@ -18,7 +18,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "transport/tcp/tcp.h"
 
 /* ------------------------------------------------------------ dead peers */

@@ -20,7 +20,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "transport/tcp/tcp.h"
 
 int tcp_rx_new(struct tcp_peer *p)

@@ -23,8 +23,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include "core/errors.h"
-#include "core/params.h"
+#include "base/errors.h"
+#include "base/params.h"
 #include "transport/tcp/tcp.h"
 
 /* ------------------------------------------------------------ the queue */

@@ -24,8 +24,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "core/errors.h"
-#include "core/params.h"
+#include "base/errors.h"
+#include "base/params.h"
 #include "transport/udp/udp.h"
 
 struct udp_state udp = { .fd = -1 };

@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "transport/udp/udp.h"
 
 #ifndef PACKET_IGNORE_OUTGOING

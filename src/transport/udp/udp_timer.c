@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "transport/udp/udp.h"
 
 long udp_now(void)

@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "transport/udp/udp.h"
 
 enum { CWND_RESTART = 16 };

@@ -1,0 +1,13 @@
+/*
+ * compiler.h — the few compiler hints every layer uses: branch likelihood,
+ * symbol visibility, and keeping cold error paths out of line.
+ */
+#ifndef UZ_BASE_COMPILER_H
+#define UZ_BASE_COMPILER_H
+
+#define UZ_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define UZ_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define UZ_EXPORT      __attribute__((visibility("default")))
+#define UZ_COLD        __attribute__((cold, noinline))
+
+#endif /* UZ_BASE_COMPILER_H */

@@ -1,0 +1,143 @@
+/*
+ * params.h — every tunable of Uzura, declared once.
+ *
+ * Each tunable is an environment variable UZURA_<NAME> with a type, a
+ * default and one line of help, listed in the table in params.c.  The same
+ * table feeds `uzura_info`, `mpiexec --params` and the MPI_T control
+ * variables; no tunable is read anywhere else.  Values are parsed once, at
+ * MPI_Init, into `uz_config`.
+ */
+#ifndef UZ_BASE_PARAMS_H
+#define UZ_BASE_PARAMS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum uz_param_type {
+    UZ_PARAM_BOOL,      /* 0/1, yes/no, true/false, on/off */
+    UZ_PARAM_INT,
+    UZ_PARAM_SIZE,      /* bytes, with optional k/m/g suffix (powers of 1024) */
+    UZ_PARAM_DOUBLE,
+    UZ_PARAM_STRING,
+    UZ_PARAM_ENUM,      /* one of `choices`, stored as its value */
+};
+
+enum uz_param_scope {
+    UZ_PARAM_TUNABLE,   /* for users to set */
+    UZ_PARAM_LAUNCHER,  /* set by mpiexec for the ranks; listed, not tuned */
+};
+
+/* One word an enum tunable accepts.  A table of them ends with a NULL
+ * word; values are looked up by word, never by position. */
+struct uz_param_choice {
+    int value;                  /* stored in uz_config */
+    const char *word;           /* what the variable says (any case) */
+    const char *help;           /* one line for uzura_info, or NULL */
+};
+
+struct uz_param {
+    const char *name;           /* without the UZURA_ prefix */
+    enum uz_param_type type;
+    const char *default_value;
+    const char *help;
+    const struct uz_param_choice *choices;  /* UZ_PARAM_ENUM */
+    size_t offset;              /* into struct uz_config */
+    enum uz_param_scope scope;
+};
+
+/* The parsed values. */
+struct uz_config {
+    int verbose;
+    /* request layer */
+    size_t eager_limit;
+    size_t net_eager_limit;
+    int wait_spin_us;
+    int wait_yield_us;
+    /* network transports */
+    char *net;                  /* network transports, in order of preference (pt2pt/net_choice.c) */
+    char *net_if;
+    int shm;                    /* use shared memory between ranks of a host */
+    /* tcp transport (src/transport/tcp/) */
+    size_t tcp_record;
+    size_t tcp_queue;
+    size_t tcp_sndbuf;
+    size_t tcp_rcvbuf;
+    /* udp transport (src/transport/udp/) */
+    size_t udp_mtu;
+    size_t udp_record;
+    int udp_window;
+    size_t udp_window_bytes;
+    size_t udp_sockbuf;
+    int udp_rto_us;
+    int udp_rto_max_us;
+    double udp_peer_timeout;
+    int udp_retries;
+    int udp_hold_us;
+    int udp_ack_every;
+    int udp_ack_delay_us;
+    double udp_stop_high;
+    double udp_stop_low;
+    int udp_mac_payload;
+    int udp_ether;
+    int udp_gso;
+    char *udp_faults;
+    /* shm transport */
+    size_t shm_ring_size;
+    size_t shm_fragment;
+    int shm_cma;                /* 0 auto, 1 on, 2 off */
+    size_t shm_bulk_chunk;
+    int shm_bulk_records;
+    int shm_bulk_help;
+    int shm_bulk_prefault;
+    size_t shm_staged_max;
+    /* collectives (params_coll.h lists the algorithms each one names) */
+    int coll_barrier;
+    int coll_bcast;
+    int coll_reduce;
+    int coll_allreduce;
+    int coll_gather;
+    int coll_scatter;
+    int coll_allgather;
+    int coll_alltoall;
+    int coll_alltoallv;
+    int coll_reduce_scatter;
+    int coll_scan;
+    size_t coll_bcast_long;
+    size_t coll_reduce_long;
+    size_t coll_allreduce_long;
+    size_t coll_allgather_long;
+    size_t coll_alltoall_short;
+    size_t coll_shm_max;
+    size_t coll_shm_slot;
+    size_t coll_shm_rooted_min;
+    char *job_id;
+    char *job_key;
+    int local_rank;
+    int local_size;
+    int node_id;
+    int num_nodes;
+};
+
+enum { UZ_SHM_CMA_AUTO = 0, UZ_SHM_CMA_ON = 1, UZ_SHM_CMA_OFF = 2 };
+
+extern struct uz_config uz_config;
+
+/* The table and its length. */
+extern const struct uz_param uz_params[];
+extern const int uz_nparams;
+
+/* Parse every UZURA_* variable into uz_config.  On a bad value, writes a
+ * one-line message to `err` and returns -1.  Warns (through `warn`, may be
+ * NULL) about UZURA_* variables that name no tunable. */
+int uz_params_load(char *err, size_t errlen, FILE *warn);
+
+/* The current value of a tunable as text (for uzura_info and MPI_T). */
+void uz_param_value_string(const struct uz_param *p, char *buf, size_t len);
+
+/* The words an enum tunable accepts, "a|b|c" ("" for other types). */
+void uz_param_choice_words(const struct uz_param *p, char *buf, size_t len);
+
+/* Print the table: name, type, default, current value, help. */
+void uz_params_print(FILE *out);
+
+#endif /* UZ_BASE_PARAMS_H */
