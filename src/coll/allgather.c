@@ -181,8 +181,8 @@ static int build_fixed(struct uz_sched *s, const struct uz_coll_args *a)
 static int build_v(struct uz_sched *s, const struct uz_coll_args *a)
 {
     uz_comm *comm = s->comm;
-    int err = uz_coll_check_counts(a->vcounts, comm->is_inter ? comm->remote_size : comm->size, "recvcounts");
-    struct blocks b = { a->recvbuf, 0, a->vcounts, a->vdispls, a->rtype };
+    int err = uz_coll_check_counts(a->v->vcounts, comm->is_inter ? comm->remote_size : comm->size, "recvcounts");
+    struct blocks b = { a->recvbuf, 0, a->v->vcounts, a->v->vdispls, a->rtype };
     return err ? err : build_allgather(s, a->sendbuf, a->scount, a->stype, &b);
 }
 
@@ -203,8 +203,9 @@ static int call_v(const void *sendbuf, MPI_Count scount, uz_datatype *stype, voi
                   struct uz_varray rcounts, struct uz_varray displs, uz_datatype *rtype, uz_comm *comm,
                   enum uz_coll_mode mode, MPI_Request *request)
 {
+    struct uz_coll_varrays v = { .counts = rcounts, .displs = displs };
     struct uz_coll_args a = { .sendbuf = sendbuf, .scount = scount, .stype = stype, .recvbuf = recvbuf,
-                              .rtype = rtype, .counts = rcounts, .displs = displs };
+                              .rtype = rtype, .v = &v };
     return uz_coll_call(&allgatherv, &a, comm, mode, request);
 }
 

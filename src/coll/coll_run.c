@@ -62,14 +62,13 @@ static int call_locked(const struct uz_coll_kind *k, const struct uz_coll_args *
     if (err)
         return err;
     uz_coll_hold(s, mode, a->stype, a->rtype, a->op);
-    struct uz_coll_args args = *a;
     if (k->arrays == UZ_COLL_ARRAYS_EVERYWHERE ||
         (k->arrays == UZ_COLL_ARRAYS_AT_ROOT && (comm->is_inter ? a->root == MPI_ROOT : comm->rank == a->root))) {
         int p = comm->is_inter ? comm->remote_size : comm->size;
-        args.vcounts = uz_coll_counts(s, p, a->counts);
-        args.vdispls = uz_coll_displs(s, p, a->displs);
+        a->v->vcounts = uz_coll_counts(s, p, a->v->counts);
+        a->v->vdispls = uz_coll_displs(s, p, a->v->displs);
     }
-    err = s->build_err ? s->build_err : k->build(s, &args);
+    err = s->build_err ? s->build_err : k->build(s, a);
     return uz_coll_finish(s, mode, err, request);
 }
 

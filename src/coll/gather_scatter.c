@@ -38,7 +38,8 @@ struct rooted {
 
 static struct rooted describe(const struct uz_coll_args *a, int to_root)
 {
-    struct rooted x = { .to_root = to_root, .root = a->root, .counts = a->vcounts, .displs = a->vdispls };
+    struct rooted x = { .to_root = to_root, .root = a->root, .counts = a->v ? a->v->vcounts : NULL,
+                        .displs = a->v ? a->v->vdispls : NULL };
     if (to_root) {
         x.all = a->recvbuf;
         x.count = a->rcount;
@@ -300,9 +301,9 @@ static int call_v(const struct uz_coll_kind *k, const void *sendbuf, MPI_Count s
                   void *recvbuf, MPI_Count rcount, uz_datatype *rtype, struct uz_varray counts,
                   struct uz_varray displs, int root, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
 {
+    struct uz_coll_varrays v = { .counts = counts, .displs = displs };
     struct uz_coll_args a = { .sendbuf = sendbuf, .scount = scount, .stype = stype, .recvbuf = recvbuf,
-                              .rcount = rcount, .rtype = rtype, .root = root, .counts = counts,
-                              .displs = displs };
+                              .rcount = rcount, .rtype = rtype, .root = root, .v = &v };
     return uz_coll_call(k, &a, comm, mode, request);
 }
 

@@ -79,10 +79,12 @@ typedef struct MPI_ABI_Request {
     atomic_int complete;
     int active;                 /* persistent: started and not yet completed */
     MPI_Status status;          /* valid once complete */
+    /* This process's rank in comm, the source its records carry; in the
+     * hole after status, so that the fields below keep their cache lines. */
+    int my_rank;
 
     uz_comm *comm;              /* retained while the request lives (opaque here) */
     uint32_t context_id;
-    int my_rank;                /* this process's rank in comm: the source its records carry */
     int peer;                   /* dest or source rank in comm (may be a wildcard) */
     int tag;
     int peer_world;             /* world rank of peer (sends; receives naming a source) */
