@@ -181,7 +181,8 @@ static int build_fixed(struct uz_sched *s, const struct uz_coll_args *a)
 static int build_v(struct uz_sched *s, const struct uz_coll_args *a)
 {
     uz_comm *comm = s->comm;
-    int err = uz_coll_check_counts(a->v->vcounts, comm->is_inter ? comm->remote_size : comm->size, "recvcounts");
+    int p = comm->is_inter ? comm->remote_size : comm->size;
+    int err = uz_coll_check_counts(a->v->vcounts, p, "recvcounts");
     struct blocks b = { a->recvbuf, 0, a->v->vcounts, a->v->vdispls, a->rtype };
     return err ? err : build_allgather(s, a->sendbuf, a->scount, a->stype, &b);
 }

@@ -264,12 +264,11 @@ static void start_step(struct uz_sched *s, struct uz_step *st)
     }
     switch (st->kind) {
     case UZ_STEP_SEND:
-        err = uz_pt2pt_send(st->buf, st->count, st->dt, st->peer, tag,
-                            uz_comm_p2p(comm, comm->context_id + 1), UZ_SEND_STANDARD, &st->req);
+        err = uz_pt2pt_send(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, UZ_SEND_STANDARD,
+                            &st->req);
         break;
     case UZ_STEP_RECV:
-        err = uz_pt2pt_recv(st->buf, st->count, st->dt, st->peer, tag,
-                            uz_comm_p2p(comm, comm->context_id + 1), NULL, &st->req);
+        err = uz_pt2pt_recv(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, NULL, &st->req);
         break;
     case UZ_STEP_REDUCE:
         uz_reducer_apply(&s->red, st->src, st->buf, st->count);

@@ -43,11 +43,13 @@ int uz_comm_init_builtins(void)
     uz_comm_world.size = uz_comm_world.remote_size = uz_rt.world_size;
     uz_comm_world.local_group = uz_comm_world.remote_group = world_group;
     uz_comm_world.context_id = CONTEXT_WORLD;
+    uz_comm_p2p_update(&uz_comm_world);
 
     uz_comm_self.rank = 0;
     uz_comm_self.size = uz_comm_self.remote_size = 1;
     uz_comm_self.local_group = uz_comm_self.remote_group = self_group;
     uz_comm_self.context_id = CONTEXT_SELF;
+    uz_comm_p2p_update(&uz_comm_self);
     return MPI_SUCCESS;
 }
 

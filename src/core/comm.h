@@ -45,6 +45,10 @@ typedef struct MPI_ABI_Comm {
     struct uz_topology *topo;
     struct MPI_ABI_Info *info;
     struct uz_bsend_buffer *bsend;  /* MPI_Comm_attach_buffer, or NULL */
+    /* The communicator as the request layer sees it, on context_id and on
+     * context_id + 1, kept ready so that a send hands over one pointer
+     * (uz_comm_p2p_update() whenever the context or the groups change). */
+    struct uz_p2p_comm p2p, p2p_coll;
     char name[MPI_MAX_OBJECT_NAME];
 } uz_comm;
 
@@ -73,11 +77,17 @@ static inline int uz_comm_peer_world_rank(const uz_comm *c, int r)
     return uz_group_world_rank(c->remote_group, r);
 }
 
-/* The communicator as the request layer sees it, on context `context_id`
- * (its own for point-to-point, context_id + 1 for collectives). */
+/* The communicator as the request layer sees it, on any context; c->p2p
+ * and c->p2p_coll are this on context_id and context_id + 1. */
 static inline struct uz_p2p_comm uz_comm_p2p(uz_comm *c, uint32_t context_id)
 {
     return (struct uz_p2p_comm){ c, context_id, c->rank, c->remote_group->world_ranks };
+}
+
+static inline void uz_comm_p2p_update(uz_comm *c)
+{
+    c->p2p = uz_comm_p2p(c, c->context_id);
+    c->p2p_coll = uz_comm_p2p(c, c->context_id + 1);
 }
 
 /* Reference counting: pending operations keep a freed communicator alive;

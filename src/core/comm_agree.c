@@ -84,7 +84,8 @@ static void post_recv(struct uz_agree *a, void *buf, size_t bytes, uz_comm *comm
                       uint32_t ctx, int tag)
 {
     uz_request *r = NULL;
-    int err = uz_pt2pt_recv(buf, (MPI_Count)bytes, byte_type(), src, tag, uz_comm_p2p(comm, ctx), NULL, &r);
+    struct uz_p2p_comm pc = uz_comm_p2p(comm, ctx);
+    int err = uz_pt2pt_recv(buf, (MPI_Count)bytes, byte_type(), src, tag, &pc, NULL, &r);
     if (err && !a->err)
         a->err = err;
     if (r)
@@ -95,8 +96,8 @@ static void post_send(struct uz_agree *a, const void *buf, size_t bytes, uz_comm
                       uint32_t ctx, int tag)
 {
     uz_request *r = NULL;
-    int err = uz_pt2pt_send(buf, (MPI_Count)bytes, byte_type(), dest, tag, uz_comm_p2p(comm, ctx),
-                            UZ_SEND_STANDARD, &r);
+    struct uz_p2p_comm pc = uz_comm_p2p(comm, ctx);
+    int err = uz_pt2pt_send(buf, (MPI_Count)bytes, byte_type(), dest, tag, &pc, UZ_SEND_STANDARD, &r);
     if (err && !a->err)
         a->err = err;
     if (r)

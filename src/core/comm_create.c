@@ -75,6 +75,7 @@ int uz_comm_activate(uz_comm *c, uz_comm *parent, uint32_t id, uint32_t local_id
 {
     c->context_id = id;
     c->has_context = 1;
+    uz_comm_p2p_update(c);
     if (parent && parent->errhandler) {
         uz_errhandler_retain(parent->errhandler);
         uz_errhandler_release(c->errhandler);
@@ -246,11 +247,13 @@ static void idup_done(struct uz_ctx_agreement *g, void *arg)
             c->local_comm = lc;
             lc->context_id = ids[1];
             lc->has_context = 1;
+            uz_comm_p2p_update(lc);
         }
     }
     if (!err) {
         c->context_id = ids[0];
         c->has_context = 1;
+        uz_comm_p2p_update(c);
         /* uz_coll_comm_init must not communicate here (it may set up
          * lazily, at the first collective). */
         if (!(err = uz_coll_comm_init(c)))

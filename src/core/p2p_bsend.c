@@ -128,8 +128,8 @@ int uz_bsend_start(const void *buf, MPI_Count count, uz_datatype *dt, int dest, 
     }
     uz_dt_pack(buf, count, dt, data);
     uz_request *inner;
-    err = uz_pt2pt_send(data, (MPI_Count)bytes, uz_datatype_get(MPI_BYTE), dest, tag,
-                        uz_comm_p2p(comm, comm->context_id), UZ_SEND_STANDARD, &inner);
+    err = uz_pt2pt_send(data, (MPI_Count)bytes, uz_datatype_get(MPI_BYTE), dest, tag, &comm->p2p,
+                        UZ_SEND_STANDARD, &inner);
     if (err) {
         block_free(b, data);
         free(h);
@@ -316,8 +316,7 @@ int uz_mpi_Ibsend_c(const void *buf, MPI_Count count, uz_datatype *datatype, int
     int err;
     uz_lock();
     if (dest == MPI_PROC_NULL)
-        err = uz_pt2pt_send(buf, 0, datatype, MPI_PROC_NULL, tag, uz_comm_p2p(comm, comm->context_id),
-                            UZ_SEND_STANDARD, &r);
+        err = uz_pt2pt_send(buf, 0, datatype, MPI_PROC_NULL, tag, &comm->p2p, UZ_SEND_STANDARD, &r);
     else
         err = uz_bsend_start(buf, count, datatype, dest, tag, comm, &r);
     uz_unlock();

@@ -27,13 +27,11 @@ static int pt2pt_start(uz_request *r)
     uz_request *child = NULL;
     int err;
     if (a->is_recv)
-        err = uz_pt2pt_recv(r->buf, r->count, r->datatype, r->peer, r->tag,
-                            uz_comm_p2p(r->comm, r->context_id), NULL, &child);
+        err = uz_pt2pt_recv(r->buf, r->count, r->datatype, r->peer, r->tag, &r->comm->p2p, NULL, &child);
     else if (a->mode == UZ_SEND_BUFFERED)
         err = uz_bsend_start(r->buf, r->count, r->datatype, r->peer, r->tag, r->comm, &child);
     else
-        err = uz_pt2pt_send(r->buf, r->count, r->datatype, r->peer, r->tag,
-                            uz_comm_p2p(r->comm, r->context_id), a->mode, &child);
+        err = uz_pt2pt_send(r->buf, r->count, r->datatype, r->peer, r->tag, &r->comm->p2p, a->mode, &child);
     if (err)
         return err;
     r->child = child;

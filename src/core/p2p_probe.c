@@ -145,7 +145,7 @@ int uz_mpi_Imrecv_c(void *buf, MPI_Count count, uz_datatype *dt, MPI_Message *me
     uz_request *r;
     uz_lock();
     if (!u)
-        err = uz_pt2pt_recv(buf, count, dt, MPI_PROC_NULL, 0, uz_comm_p2p(&uz_comm_self, 0), NULL, &r);
+        err = uz_pt2pt_recv(buf, count, dt, MPI_PROC_NULL, 0, &uz_comm_self.p2p, NULL, &r);
     else
         err = uz_pt2pt_mrecv(buf, count, dt, u, comm, NULL, &r);
     uz_unlock();

@@ -21,8 +21,7 @@ static int send_mode(const void *buf, MPI_Count count, uz_datatype *dt, int dest
 {
     uz_request *r = NULL;
     uz_lock();
-    int err = uz_pt2pt_send(buf, count, dt, dest, tag, uz_comm_p2p(comm, comm->context_id), mode,
-                            request ? &r : NULL);
+    int err = uz_pt2pt_send(buf, count, dt, dest, tag, &comm->p2p, mode, request ? &r : NULL);
     uz_unlock();
     if (request && !err)
         *request = uz_request_handle(r);
@@ -68,8 +67,7 @@ int uz_mpi_Recv_c(void *buf, MPI_Count count, uz_datatype *datatype, int source,
                   MPI_Status *status)
 {
     uz_lock();
-    int err = uz_pt2pt_recv(buf, count, datatype, source, tag, uz_comm_p2p(comm, comm->context_id), status,
-                            NULL);
+    int err = uz_pt2pt_recv(buf, count, datatype, source, tag, &comm->p2p, status, NULL);
     uz_unlock();
     return err;
 }
@@ -79,7 +77,7 @@ int uz_mpi_Irecv_c(void *buf, MPI_Count count, uz_datatype *datatype, int source
 {
     uz_request *r;
     uz_lock();
-    int err = uz_pt2pt_recv(buf, count, datatype, source, tag, uz_comm_p2p(comm, comm->context_id), NULL, &r);
+    int err = uz_pt2pt_recv(buf, count, datatype, source, tag, &comm->p2p, NULL, &r);
     uz_unlock();
     if (!err)
         *request = uz_request_handle(r);
@@ -92,13 +90,12 @@ int uz_sendrecv(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype,
                 void *recvbuf, MPI_Count recvcount, uz_datatype *recvtype, int source, int recvtag,
                 uz_comm *comm, uint32_t context_id, MPI_Status *status)
 {
+    struct uz_p2p_comm pc = uz_comm_p2p(comm, context_id);
     uz_request *rr, *sr;
-    int err = uz_pt2pt_recv(recvbuf, recvcount, recvtype, source, recvtag, uz_comm_p2p(comm, context_id),
-                            NULL, &rr);
+    int err = uz_pt2pt_recv(recvbuf, recvcount, recvtype, source, recvtag, &pc, NULL, &rr);
     if (err)
         return err;
-    err = uz_pt2pt_send(sendbuf, sendcount, sendtype, dest, sendtag, uz_comm_p2p(comm, context_id),
-                        UZ_SEND_STANDARD, &sr);
+    err = uz_pt2pt_send(sendbuf, sendcount, sendtype, dest, sendtag, &pc, UZ_SEND_STANDARD, &sr);
     if (!err) {
         uz_request_wait(sr);
         err = sr->status.MPI_ERROR;
@@ -196,11 +193,10 @@ static int isendrecv(const void *sendbuf, MPI_Count sendcount, uz_datatype *send
     s->packed = packed;
     req->ops = &sendrecv_ops;
     req->ops_state = s;
-    int err = uz_pt2pt_recv(recvbuf, recvcount, recvtype, source, recvtag,
-                            uz_comm_p2p(comm, comm->context_id), NULL, &s->recv);
+    int err = uz_pt2pt_recv(recvbuf, recvcount, recvtype, source, recvtag, &comm->p2p, NULL, &s->recv);
     if (!err)
-        err = uz_pt2pt_send(sendbuf, sendcount, sendtype, dest, sendtag, uz_comm_p2p(comm, comm->context_id),
-                            UZ_SEND_STANDARD, &s->send);
+        err = uz_pt2pt_send(sendbuf, sendcount, sendtype, dest, sendtag, &comm->p2p, UZ_SEND_STANDARD,
+                            &s->send);
     if (err) {
         if (s->recv) {
             uz_pt2pt_cancel(s->recv);

@@ -214,11 +214,11 @@ static int exchange_records(uz_comm *comm, struct edge_exchange *x)
     for (int p = 0; p < x->size && !err; p++)
         if (x->recvcounts[p])
             err = uz_pt2pt_recv(x->recvbuf[p], (MPI_Count)x->recvcounts[p] * REC_INTS, ints, p, tag,
-                                uz_comm_p2p(comm, comm->context_id + 1), NULL, &reqs[nreq++]);
+                                &comm->p2p_coll, NULL, &reqs[nreq++]);
     for (int p = 0; p < x->size && !err; p++)
         if (x->sendcounts[p])
             err = uz_pt2pt_send(x->sendbuf[p], (MPI_Count)x->sendcounts[p] * REC_INTS, ints, p, tag,
-                                uz_comm_p2p(comm, comm->context_id + 1), UZ_SEND_STANDARD, &reqs[nreq++]);
+                                &comm->p2p_coll, UZ_SEND_STANDARD, &reqs[nreq++]);
     for (int i = 0; i < nreq; i++) {
         if (!reqs[i])
             continue;

@@ -1,7 +1,7 @@
 /*
  * p2p_comm.h — what the request layer knows of a communicator: the few
- * values its messages need, resolved by the MPI core for each call, and how
- * to keep one alive while a request names it.  Nothing here looks inside a
+ * values its messages need, which the MPI core keeps ready in every
+ * communicator, and how to keep one alive while a request names it.  Nothing here looks inside a
  * communicator; uz_comm is only a name at this layer.
  */
 #ifndef UZ_PT2PT_P2P_COMM_H
@@ -11,9 +11,10 @@
 
 #include "base/object.h"
 
-/* A communicator as the request layer sees it.  The request layer never
- * looks inside a communicator: the MPI core resolves, for each call, what
- * the messages need (uz_comm_p2p() in core/comm.h). */
+/* A communicator as the request layer sees it, on one context.  The
+ * request layer never looks inside a communicator: each communicator keeps
+ * this ready for its point-to-point and its collective context (c->p2p,
+ * c->p2p_coll in core/comm.h), so a send hands over one pointer. */
 struct uz_p2p_comm {
     uz_comm *comm;              /* kept alive while a request names it; opaque */
     uint32_t context_id;        /* what the messages carry to be matched */

@@ -63,13 +63,13 @@ int uz_pt2pt_describe_eager(char *buf, size_t len);
  * communicator `pc`, on its context.  When `out` is NULL the call blocks
  * until the send is complete (MPI_Send); otherwise *out receives a request. */
 int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
-                  struct uz_p2p_comm pc, enum uz_send_mode mode, uz_request **out);
+                  const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out);
 
 /* Start a receive.  When `out` is NULL the call blocks and fills `status`
  * (which may be MPI_STATUS_IGNORE); the return value is then the error of
  * the receive (MPI_ERR_TRUNCATE included). */
 int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
-                  struct uz_p2p_comm pc, MPI_Status *status, uz_request **out);
+                  const struct uz_p2p_comm *pc, MPI_Status *status, uz_request **out);
 
 /* Receive a message taken off the queues by MPI_Mprobe/MPI_Improbe. */
 int uz_pt2pt_mrecv(void *buf, MPI_Count count, uz_datatype *dt, struct uz_unexpected *msg,

@@ -659,7 +659,7 @@ static int recv_blocking(void *buf, MPI_Count count, uz_datatype *dt, int source
 }
 
 int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
-                  struct uz_p2p_comm pc, MPI_Status *status, uz_request **out)
+                  const struct uz_p2p_comm *pc, MPI_Status *status, uz_request **out)
 {
     if (UZ_UNLIKELY(source == MPI_PROC_NULL)) {
         if (out) {
@@ -671,11 +671,11 @@ int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int t
         return MPI_SUCCESS;
     }
     /* A receive naming its source fails when that peer dies (peer_failure.c). */
-    int source_world = source == MPI_ANY_SOURCE ? -1 : uz_p2p_world_rank(&pc, source);
+    int source_world = source == MPI_ANY_SOURCE ? -1 : uz_p2p_world_rank(pc, source);
     if (!out)
-        return recv_blocking(buf, count, dt, source, tag, &pc, source_world, status);
+        return recv_blocking(buf, count, dt, source, tag, pc, source_world, status);
     int err;
-    uz_request *r = new_recv(buf, count, dt, source, tag, pc.comm, pc.context_id, source_world, &err);
+    uz_request *r = new_recv(buf, count, dt, source, tag, pc->comm, pc->context_id, source_world, &err);
     if (!r)
         return err;
     post_recv(r);

@@ -499,14 +499,14 @@ static uz_request *completed_send_request(void)
 }
 
 int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
-                  struct uz_p2p_comm pc, enum uz_send_mode mode, uz_request **out)
+                  const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out)
 {
     if (UZ_UNLIKELY(dest == MPI_PROC_NULL)) {
         if (out && !(*out = completed_send_request()))
             return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
         return MPI_SUCCESS;
     }
-    int world = uz_p2p_world_rank(&pc, dest);
+    int world = uz_p2p_world_rank(pc, dest);
     struct uz_peer *p = &uz_peers[world];
     size_t bytes = (size_t)(count * dt->size);
 
@@ -518,7 +518,7 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
         struct uz_msg_hdr h;
         struct uz_payload pl = { .len = bytes };
         struct uz_dt_cursor cursor;
-        fill_hdr(&h, UZ_MSG_EAGER, 0, tag, pc.context_id, pc.rank);
+        fill_hdr(&h, UZ_MSG_EAGER, 0, tag, pc->context_id, pc->rank);
         if (uz_dt_is_contig(dt, count) || bytes == 0) {
             pl.contig = (const unsigned char *)buf + dt->true_lb;
         } else {
@@ -541,10 +541,10 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     uz_request *r = uz_request_new(UZ_REQ_SEND);
     if (!r)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
-    r->comm = pc.comm;
-    uz_pt2pt_comm_refs.retain(pc.comm);
-    r->context_id = pc.context_id;
-    r->my_rank = pc.rank;
+    r->comm = pc->comm;
+    uz_pt2pt_comm_refs.retain(pc->comm);
+    r->context_id = pc->context_id;
+    r->my_rank = pc->rank;
     r->peer = dest;
     r->peer_world = world;
     r->tag = tag;
