@@ -1,12 +1,10 @@
 /*
  * coll_run.c — what every collective call does around its algorithm: the
- * one prologue of the MPI procedures (uz_coll_call: lock, shared-memory
- * shortcut, schedule, holds, per-rank arrays, build, run or start), the
- * argument rules they share, and copying the v forms' arrays (algo.h).
+ * out-of-line pieces of the one prologue of the MPI procedures
+ * (uz_coll_call in algo.h: schedule, holds, run or start), the argument
+ * rules they share, and copying the v forms' arrays (algo.h).
  */
-#include "base/lock.h"
 #include "coll/algo.h"
-#include "coll/coll_shm.h"
 
 int uz_coll_begin(uz_comm *comm, enum uz_coll_mode mode, struct uz_sched **out)
 {
@@ -47,38 +45,6 @@ int uz_coll_finish(struct uz_sched *s, enum uz_coll_mode mode, int err, MPI_Requ
         return uz_sched_persistent_request(s, request);
     }
     return MPI_SUCCESS;
-}
-
-static int call_locked(const struct uz_coll_kind *k, const struct uz_coll_args *a, uz_comm *comm,
-                       enum uz_coll_mode mode, MPI_Request *request)
-{
-    if (k->shm && mode == UZ_COLL_BLOCKING && !comm->is_inter) {
-        int rc = k->shm(a, comm, uz_shm_want(*k->tunable, k->shm_choice));
-        if (rc != UZ_SHM_DECLINED)
-            return rc;
-    }
-    struct uz_sched *s;
-    int err = uz_coll_begin(comm, mode, &s);
-    if (err)
-        return err;
-    uz_coll_hold(s, mode, a->stype, a->rtype, a->op);
-    if (k->arrays == UZ_COLL_ARRAYS_EVERYWHERE ||
-        (k->arrays == UZ_COLL_ARRAYS_AT_ROOT && (comm->is_inter ? a->root == MPI_ROOT : comm->rank == a->root))) {
-        int p = comm->is_inter ? comm->remote_size : comm->size;
-        a->v->vcounts = uz_coll_counts(s, p, a->v->counts);
-        a->v->vdispls = uz_coll_displs(s, p, a->v->displs);
-    }
-    err = s->build_err ? s->build_err : k->build(s, a);
-    return uz_coll_finish(s, mode, err, request);
-}
-
-int uz_coll_call(const struct uz_coll_kind *k, const struct uz_coll_args *a, uz_comm *comm,
-                 enum uz_coll_mode mode, MPI_Request *request)
-{
-    uz_lock();
-    int err = call_locked(k, a, comm, mode, request);
-    uz_unlock();
-    return err;
 }
 
 /* ------------------------------------------------- argument rules */
