@@ -113,8 +113,11 @@ static int choose(const struct uz_sched *s, size_t bytes, MPI_Count n)
     return REDUCE_BINOMIAL;
 }
 
-int uz_build_reduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt,
-                    uz_op *op, int root)
+/* The intracommunicator builder, in line in both its callers: MPI_Reduce's
+ * own entry, where a small reduction is mostly call overhead, and the
+ * builders that reduce on the way (uz_build_reduce). */
+static UZ_ALWAYS_INLINE int build_intra(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count,
+                                        uz_datatype *dt, uz_op *op, int root)
 {
     uz_comm *comm = s->comm;
     int is_root = comm->rank == root;
@@ -149,6 +152,12 @@ int uz_build_reduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_
     if (is_root)
         uz_rvec_store(s, &v);
     return s->build_err;
+}
+
+int uz_build_reduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt,
+                    uz_op *op, int root)
+{
+    return build_intra(s, sendbuf, recvbuf, count, dt, op, root);
 }
 
 /* Intercommunicators: the group without the root reduces to its rank 0,
@@ -194,7 +203,7 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a)
 {
     if (s->comm->is_inter)
         return build_reduce_inter(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, a->root);
-    return uz_build_reduce(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, a->root);
+    return build_intra(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, a->root);
 }
 
 static const struct uz_coll_kind reduce = {

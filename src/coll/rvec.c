@@ -42,24 +42,6 @@ int uz_rvec_setup(struct uz_sched *s, struct uz_rvec *v, const void *inbuf, void
     return MPI_SUCCESS;
 }
 
-int uz_rvec_begin(struct uz_sched *s, struct uz_rvec *v, const void *sendbuf, void *recvbuf, MPI_Count count,
-                  uz_datatype *dt, uz_op *op, int rooted, int root)
-{
-    memset(v, 0, sizeof(*v));
-    int err = uz_reducer_init(&s->red, op, dt, 0);
-    if (!err)
-        err = uz_coll_check_in_place(s->comm, sendbuf, rooted, root, "sendbuf");
-    if (err)
-        return err;
-    int has_result = !rooted || s->comm->rank == root;
-    if (has_result && sendbuf == recvbuf && sendbuf != NULL && count > 0 && dt->size > 0)
-        return uz_err_make(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
-    if (count == 0 || dt->size == 0)
-        return MPI_SUCCESS;
-    const void *in = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    return uz_rvec_setup(s, v, in, has_result ? recvbuf : NULL, count, dt);
-}
-
 void uz_rvec_load(struct uz_sched *s, struct uz_rvec *v)
 {
     if (v->in != v->work)
