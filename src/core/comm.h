@@ -97,6 +97,11 @@ void uz_comm_retain(uz_comm *c);
 void uz_comm_release(uz_comm *c);
 void uz_comm_destroy_parts(uz_comm *c);
 
+/* A duplicate for the library's own traffic (a window's, a file's): a
+ * context of its own, no attributes, info or topology.  Collective over
+ * comm; uz_comm_release() gives it back. */
+int uz_comm_dup_private(uz_comm *comm, uz_comm **out);
+
 /* Set up MPI_COMM_WORLD and MPI_COMM_SELF after the job is known. */
 int uz_comm_init_builtins(void);
 void uz_comm_finalize_builtins(void);

@@ -207,6 +207,15 @@ static int dup_with(uz_comm *comm, uz_info *info, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
+int uz_comm_dup_private(uz_comm *comm, uz_comm **out)
+{
+    uint32_t ids[2] = { 0, 0 };
+    int err = agree_over(comm, 1, comm->is_inter ? 2 : 1, ids);
+    if (err)
+        return err;
+    return dup_object(comm, ids, NULL, out);
+}
+
 int uz_mpi_Comm_dup(uz_comm *comm, MPI_Comm *newcomm)
 {
     return dup_with(comm, comm->info, newcomm);

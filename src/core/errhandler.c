@@ -8,6 +8,7 @@
 #include "core/comm.h"
 #include "core/errhandler.h"
 #include "core/error_raise.h"
+#include "rma/rma.h"
 
 uz_errhandler uz_errhandler_fatal = {
     .obj = { .magic = UZ_MAGIC_ERRHANDLER, .builtin = 1, .refcount = 1 },
@@ -113,6 +114,22 @@ int uz_err_raise_comm(const char *fn, uz_comm *comm, int code)
     return code;
 }
 
+/* A window's errors go to its handler, MPI_ERRORS_ARE_FATAL until the
+ * program sets another (MPI-4.1 §9.3). */
+int uz_err_raise_win(const char *fn, uz_win *win, int code)
+{
+    if (win == NULL)
+        return uz_err_raise_comm(fn, NULL, code);
+    uz_err_set_function(code, fn);
+    uz_errhandler *eh = win->errhandler ? win->errhandler : &uz_errhandler_fatal;
+    if (run_predefined(eh, code, fn)) {
+        MPI_Win handle = uz_win_handle(win);
+        int user_code = code;
+        eh->fn.win(&handle, &user_code);
+    }
+    return code;
+}
+
 /* --------------------------------------------------- MPI procedures */
 
 int uz_mpi_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
@@ -166,5 +183,46 @@ int uz_mpi_Errhandler_free(MPI_Errhandler *errhandler)
         return uz_err_make(MPI_ERR_ARG, "invalid error handler (argument errhandler)");
     uz_errhandler_release(eh);
     *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ windows */
+
+int uz_mpi_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    if (win_errhandler_fn == NULL)
+        return uz_err_make(MPI_ERR_ARG, "invalid argument: win_errhandler_fn is NULL");
+    uz_errhandler *eh = errhandler_new(UZ_ERRHANDLER_FOR_WIN);
+    if (!eh)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating an error handler");
+    eh->fn.win = win_errhandler_fn;
+    *errhandler = (MPI_Errhandler)eh;
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Win_set_errhandler(uz_win *win, uz_errhandler *errhandler)
+{
+    int err = uz_errhandler_check_target(errhandler, UZ_ERRHANDLER_FOR_WIN);
+    if (err)
+        return err;
+    uz_errhandler_retain(errhandler);
+    uz_errhandler *old = win->errhandler;
+    win->errhandler = errhandler;
+    if (old)
+        uz_errhandler_release(old);
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Win_get_errhandler(uz_win *win, MPI_Errhandler *errhandler)
+{
+    uz_errhandler *eh = win->errhandler ? win->errhandler : &uz_errhandler_fatal;
+    uz_errhandler_retain(eh);
+    *errhandler = uz_errhandler_handle(eh);
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_Win_call_errhandler(uz_win *win, int errorcode)
+{
+    uz_err_raise_win("MPI_Win_call_errhandler", win, errorcode);
     return MPI_SUCCESS;
 }

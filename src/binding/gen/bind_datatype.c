@@ -6,19 +6,130 @@
 
 UZ_EXPORT int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Get", NULL, uz_err_unsupported("MPI_Get"));
+    static const char uz_fn[] = "MPI_Get";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Get_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) __attribute__((weak, alias("PMPI_Get")));
 
 UZ_EXPORT int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Get_accumulate", NULL, uz_err_unsupported("MPI_Get_accumulate"));
+    static const char uz_fn[] = "MPI_Get_accumulate";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *result_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    result_datatype_obj = uz_datatype_get(result_datatype);
+    if ((uz_rc = uz_check_transfer_type(&result_datatype_obj, result_count, "result_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(result_count, "result_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(result_addr, result_count, result_datatype_obj, "result_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Get_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Get_accumulate")));
 
 UZ_EXPORT int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Get_accumulate_c", NULL, uz_err_unsupported("MPI_Get_accumulate_c"));
+    static const char uz_fn[] = "MPI_Get_accumulate_c";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *result_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    result_datatype_obj = uz_datatype_get(result_datatype);
+    if ((uz_rc = uz_check_transfer_type(&result_datatype_obj, result_count, "result_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(result_count, "result_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(result_addr, result_count, result_datatype_obj, "result_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Get_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Get_accumulate_c")));
 
@@ -41,7 +152,36 @@ UZ_EXPORT int MPI_Get_address(const void *location, MPI_Aint *address) __attribu
 
 UZ_EXPORT int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Get_c", NULL, uz_err_unsupported("MPI_Get_c"));
+    static const char uz_fn[] = "MPI_Get_c";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Get_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) __attribute__((weak, alias("PMPI_Get_c")));
 

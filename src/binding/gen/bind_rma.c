@@ -6,115 +6,650 @@
 
 UZ_EXPORT int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Accumulate", NULL, uz_err_unsupported("MPI_Accumulate"));
+    static const char uz_fn[] = "MPI_Accumulate";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Accumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Accumulate")));
 
 UZ_EXPORT int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Accumulate_c", NULL, uz_err_unsupported("MPI_Accumulate_c"));
+    static const char uz_fn[] = "MPI_Accumulate_c";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Accumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Accumulate_c")));
 
 UZ_EXPORT int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Compare_and_swap", NULL, uz_err_unsupported("MPI_Compare_and_swap"));
+    static const char uz_fn[] = "MPI_Compare_and_swap";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    uz_rc = uz_mpi_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype_obj, target_rank, target_disp, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) __attribute__((weak, alias("PMPI_Compare_and_swap")));
 
 UZ_EXPORT int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Fetch_and_op", NULL, uz_err_unsupported("MPI_Fetch_and_op"));
+    static const char uz_fn[] = "MPI_Fetch_and_op";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    uz_rc = uz_mpi_Fetch_and_op(origin_addr, result_addr, datatype_obj, target_rank, target_disp, op_obj, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) __attribute__((weak, alias("PMPI_Fetch_and_op")));
 
 UZ_EXPORT int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Put", NULL, uz_err_unsupported("MPI_Put"));
+    static const char uz_fn[] = "MPI_Put";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Put_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) __attribute__((weak, alias("PMPI_Put")));
 
 UZ_EXPORT int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Put_c", NULL, uz_err_unsupported("MPI_Put_c"));
+    static const char uz_fn[] = "MPI_Put_c";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Put_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) __attribute__((weak, alias("PMPI_Put_c")));
 
 UZ_EXPORT int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Raccumulate", NULL, uz_err_unsupported("MPI_Raccumulate"));
+    static const char uz_fn[] = "MPI_Raccumulate";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Raccumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Raccumulate")));
 
 UZ_EXPORT int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Raccumulate_c", NULL, uz_err_unsupported("MPI_Raccumulate_c"));
+    static const char uz_fn[] = "MPI_Raccumulate_c";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Raccumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Raccumulate_c")));
 
 UZ_EXPORT int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Rget", NULL, uz_err_unsupported("MPI_Rget"));
+    static const char uz_fn[] = "MPI_Rget";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Rget_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rget")));
 
 UZ_EXPORT int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Rget_accumulate", NULL, uz_err_unsupported("MPI_Rget_accumulate"));
+    static const char uz_fn[] = "MPI_Rget_accumulate";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *result_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    result_datatype_obj = uz_datatype_get(result_datatype);
+    if ((uz_rc = uz_check_transfer_type(&result_datatype_obj, result_count, "result_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(result_count, "result_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(result_addr, result_count, result_datatype_obj, "result_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rget_accumulate")));
 
 UZ_EXPORT int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Rget_accumulate_c", NULL, uz_err_unsupported("MPI_Rget_accumulate_c"));
+    static const char uz_fn[] = "MPI_Rget_accumulate_c";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *result_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    uz_op *op_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    result_datatype_obj = uz_datatype_get(result_datatype);
+    if ((uz_rc = uz_check_transfer_type(&result_datatype_obj, result_count, "result_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    op_obj = uz_op_get(op);
+    if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(result_count, "result_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(result_addr, result_count, result_datatype_obj, "result_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rget_accumulate_c")));
 
 UZ_EXPORT int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Rget_c", NULL, uz_err_unsupported("MPI_Rget_c"));
+    static const char uz_fn[] = "MPI_Rget_c";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Rget_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rget_c")));
 
 UZ_EXPORT int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Rput", NULL, uz_err_unsupported("MPI_Rput"));
+    static const char uz_fn[] = "MPI_Rput";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Rput_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rput")));
 
 UZ_EXPORT int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Rput_c", NULL, uz_err_unsupported("MPI_Rput_c"));
+    static const char uz_fn[] = "MPI_Rput_c";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_datatype *origin_datatype_obj = NULL;
+    uz_datatype *target_datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    origin_datatype_obj = uz_datatype_get(origin_datatype);
+    if ((uz_rc = uz_check_transfer_type(&origin_datatype_obj, origin_count, "origin_datatype")))
+        goto fail;
+    target_datatype_obj = uz_datatype_get(target_datatype);
+    if ((uz_rc = uz_check_handle(target_datatype_obj, MPI_ERR_TYPE, "target_datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_committed(target_datatype_obj, "target_datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_count(origin_count, "origin_count")))
+        goto fail;
+    if ((uz_rc = uz_check_count(target_count, "target_count")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Rput_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request) __attribute__((weak, alias("PMPI_Rput_c")));
 
 UZ_EXPORT int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return uz_err_raise_comm("MPI_Win_allocate", uz_comm_get(comm), uz_err_unsupported("MPI_Win_allocate"));
+    static const char uz_fn[] = "MPI_Win_allocate";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(win, "win")))
+        goto fail;
+    uz_rc = uz_mpi_Win_allocate_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_allocate")));
 
 UZ_EXPORT int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return uz_err_raise_comm("MPI_Win_allocate_c", uz_comm_get(comm), uz_err_unsupported("MPI_Win_allocate_c"));
+    static const char uz_fn[] = "MPI_Win_allocate_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(win, "win")))
+        goto fail;
+    uz_rc = uz_mpi_Win_allocate_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_allocate_c")));
 
 UZ_EXPORT int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return uz_err_raise_comm("MPI_Win_allocate_shared", uz_comm_get(comm), uz_err_unsupported("MPI_Win_allocate_shared"));
+    static const char uz_fn[] = "MPI_Win_allocate_shared";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(win, "win")))
+        goto fail;
+    uz_rc = uz_mpi_Win_allocate_shared_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_allocate_shared")));
 
 UZ_EXPORT int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    return uz_err_raise_comm("MPI_Win_allocate_shared_c", uz_comm_get(comm), uz_err_unsupported("MPI_Win_allocate_shared_c"));
+    static const char uz_fn[] = "MPI_Win_allocate_shared_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(win, "win")))
+        goto fail;
+    uz_rc = uz_mpi_Win_allocate_shared_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_allocate_shared_c")));
 
 UZ_EXPORT int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-    return uz_err_raise_comm("MPI_Win_attach", NULL, uz_err_unsupported("MPI_Win_attach"));
+    static const char uz_fn[] = "MPI_Win_attach";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_attach(win_obj, base, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) __attribute__((weak, alias("PMPI_Win_attach")));
 
@@ -126,37 +661,131 @@ UZ_EXPORT MPI_Fint MPI_Win_c2f(MPI_Win win) __attribute__((weak, alias("PMPI_Win
 
 UZ_EXPORT int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
-    return uz_err_raise_comm("MPI_Win_call_errhandler", NULL, uz_err_unsupported("MPI_Win_call_errhandler"));
+    static const char uz_fn[] = "MPI_Win_call_errhandler";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_call_errhandler(win_obj, errorcode);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_call_errhandler(MPI_Win win, int errorcode) __attribute__((weak, alias("PMPI_Win_call_errhandler")));
 
 UZ_EXPORT int PMPI_Win_complete(MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_complete", NULL, uz_err_unsupported("MPI_Win_complete"));
+    static const char uz_fn[] = "MPI_Win_complete";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_complete(win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_complete(MPI_Win win) __attribute__((weak, alias("PMPI_Win_complete")));
 
 UZ_EXPORT int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    return uz_err_raise_comm("MPI_Win_create", uz_comm_get(comm), uz_err_unsupported("MPI_Win_create"));
+    static const char uz_fn[] = "MPI_Win_create";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(win, "win")))
+        goto fail;
+    uz_rc = uz_mpi_Win_create_c(base, size, disp_unit, info_obj, comm_obj, win);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_create")));
 
 UZ_EXPORT int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    return uz_err_raise_comm("MPI_Win_create_c", uz_comm_get(comm), uz_err_unsupported("MPI_Win_create_c"));
+    static const char uz_fn[] = "MPI_Win_create_c";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(win, "win")))
+        goto fail;
+    uz_rc = uz_mpi_Win_create_c(base, size, disp_unit, info_obj, comm_obj, win);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_create_c")));
 
 UZ_EXPORT int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    return uz_err_raise_comm("MPI_Win_create_dynamic", uz_comm_get(comm), uz_err_unsupported("MPI_Win_create_dynamic"));
+    static const char uz_fn[] = "MPI_Win_create_dynamic";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(win, "win")))
+        goto fail;
+    uz_rc = uz_mpi_Win_create_dynamic(info_obj, comm_obj, win);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) __attribute__((weak, alias("PMPI_Win_create_dynamic")));
 
 UZ_EXPORT int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return uz_err_raise_comm("MPI_Win_create_errhandler", NULL, uz_err_unsupported("MPI_Win_create_errhandler"));
+    static const char uz_fn[] = "MPI_Win_create_errhandler";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
+        goto fail;
+    uz_rc = uz_mpi_Win_create_errhandler(win_errhandler_fn, errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Win_create_errhandler")));
 
@@ -179,13 +808,39 @@ UZ_EXPORT int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn
 
 UZ_EXPORT int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
-    return uz_err_raise_comm("MPI_Win_delete_attr", NULL, uz_err_unsupported("MPI_Win_delete_attr"));
+    static const char uz_fn[] = "MPI_Win_delete_attr";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_delete_attr(win_obj, win_keyval);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_delete_attr(MPI_Win win, int win_keyval) __attribute__((weak, alias("PMPI_Win_delete_attr")));
 
 UZ_EXPORT int PMPI_Win_detach(MPI_Win win, const void *base)
 {
-    return uz_err_raise_comm("MPI_Win_detach", NULL, uz_err_unsupported("MPI_Win_detach"));
+    static const char uz_fn[] = "MPI_Win_detach";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_detach(win_obj, base);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_detach(MPI_Win win, const void *base) __attribute__((weak, alias("PMPI_Win_detach")));
 
@@ -197,37 +852,115 @@ UZ_EXPORT MPI_Win MPI_Win_f2c(MPI_Fint win) __attribute__((weak, alias("PMPI_Win
 
 UZ_EXPORT int PMPI_Win_fence(int assert, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_fence", NULL, uz_err_unsupported("MPI_Win_fence"));
+    static const char uz_fn[] = "MPI_Win_fence";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_fence(assert, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_fence(int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_fence")));
 
 UZ_EXPORT int PMPI_Win_flush(int rank, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_flush", NULL, uz_err_unsupported("MPI_Win_flush"));
+    static const char uz_fn[] = "MPI_Win_flush";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_flush(rank, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_flush(int rank, MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush")));
 
 UZ_EXPORT int PMPI_Win_flush_all(MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_flush_all", NULL, uz_err_unsupported("MPI_Win_flush_all"));
+    static const char uz_fn[] = "MPI_Win_flush_all";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_flush_all(win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_flush_all(MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush_all")));
 
 UZ_EXPORT int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_flush_local", NULL, uz_err_unsupported("MPI_Win_flush_local"));
+    static const char uz_fn[] = "MPI_Win_flush_local";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_flush_local(rank, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush_local")));
 
 UZ_EXPORT int PMPI_Win_flush_local_all(MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_flush_local_all", NULL, uz_err_unsupported("MPI_Win_flush_local_all"));
+    static const char uz_fn[] = "MPI_Win_flush_local_all";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_flush_local_all(win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_flush_local_all(MPI_Win win) __attribute__((weak, alias("PMPI_Win_flush_local_all")));
 
 UZ_EXPORT int PMPI_Win_free(MPI_Win *win)
 {
-    return uz_err_raise_comm("MPI_Win_free", NULL, uz_err_unsupported("MPI_Win_free"));
+    static const char uz_fn[] = "MPI_Win_free";
+    int uz_rc;
+    uz_win *win_eobj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(win, "win")))
+        goto fail;
+    win_eobj = uz_win_get(*win);
+    uz_rc = uz_mpi_Win_free(win);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_eobj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_free(MPI_Win *win) __attribute__((weak, alias("PMPI_Win_free")));
 
@@ -256,103 +989,366 @@ UZ_EXPORT MPI_Win MPI_Win_fromint(int win) __attribute__((weak, alias("PMPI_Win_
 
 UZ_EXPORT int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
-    return uz_err_raise_comm("MPI_Win_get_attr", NULL, uz_err_unsupported("MPI_Win_get_attr"));
+    static const char uz_fn[] = "MPI_Win_get_attr";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Win_get_attr(win_obj, win_keyval, attribute_val, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag) __attribute__((weak, alias("PMPI_Win_get_attr")));
 
 UZ_EXPORT int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    return uz_err_raise_comm("MPI_Win_get_errhandler", NULL, uz_err_unsupported("MPI_Win_get_errhandler"));
+    static const char uz_fn[] = "MPI_Win_get_errhandler";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
+        goto fail;
+    uz_rc = uz_mpi_Win_get_errhandler(win_obj, errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Win_get_errhandler")));
 
 UZ_EXPORT int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
-    return uz_err_raise_comm("MPI_Win_get_group", NULL, uz_err_unsupported("MPI_Win_get_group"));
+    static const char uz_fn[] = "MPI_Win_get_group";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(group, "group")))
+        goto fail;
+    uz_rc = uz_mpi_Win_get_group(win_obj, group);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_get_group(MPI_Win win, MPI_Group *group) __attribute__((weak, alias("PMPI_Win_get_group")));
 
 UZ_EXPORT int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-    return uz_err_raise_comm("MPI_Win_get_info", NULL, uz_err_unsupported("MPI_Win_get_info"));
+    static const char uz_fn[] = "MPI_Win_get_info";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(info_used, "info_used")))
+        goto fail;
+    uz_rc = uz_mpi_Win_get_info(win_obj, info_used);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) __attribute__((weak, alias("PMPI_Win_get_info")));
 
 UZ_EXPORT int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
-    return uz_err_raise_comm("MPI_Win_get_name", NULL, uz_err_unsupported("MPI_Win_get_name"));
+    static const char uz_fn[] = "MPI_Win_get_name";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(win_name, "win_name")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
+        goto fail;
+    uz_rc = uz_mpi_Win_get_name(win_obj, win_name, resultlen);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) __attribute__((weak, alias("PMPI_Win_get_name")));
 
 UZ_EXPORT int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_lock", NULL, uz_err_unsupported("MPI_Win_lock"));
+    static const char uz_fn[] = "MPI_Win_lock";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_lock(lock_type, rank, assert, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_lock")));
 
 UZ_EXPORT int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_lock_all", NULL, uz_err_unsupported("MPI_Win_lock_all"));
+    static const char uz_fn[] = "MPI_Win_lock_all";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_lock_all(assert, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_lock_all")));
 
 UZ_EXPORT int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_post", NULL, uz_err_unsupported("MPI_Win_post"));
+    static const char uz_fn[] = "MPI_Win_post";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_group *group_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    uz_rc = uz_mpi_Win_post(group_obj, assert, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_post")));
 
 UZ_EXPORT int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
-    return uz_err_raise_comm("MPI_Win_set_attr", NULL, uz_err_unsupported("MPI_Win_set_attr"));
+    static const char uz_fn[] = "MPI_Win_set_attr";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_set_attr(win_obj, win_keyval, attribute_val);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) __attribute__((weak, alias("PMPI_Win_set_attr")));
 
 UZ_EXPORT int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    return uz_err_raise_comm("MPI_Win_set_errhandler", NULL, uz_err_unsupported("MPI_Win_set_errhandler"));
+    static const char uz_fn[] = "MPI_Win_set_errhandler";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_errhandler *errhandler_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    errhandler_obj = uz_errhandler_get(errhandler);
+    if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
+        goto fail;
+    uz_rc = uz_mpi_Win_set_errhandler(win_obj, errhandler_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) __attribute__((weak, alias("PMPI_Win_set_errhandler")));
 
 UZ_EXPORT int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
-    return uz_err_raise_comm("MPI_Win_set_info", NULL, uz_err_unsupported("MPI_Win_set_info"));
+    static const char uz_fn[] = "MPI_Win_set_info";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    uz_rc = uz_mpi_Win_set_info(win_obj, info_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_set_info(MPI_Win win, MPI_Info info) __attribute__((weak, alias("PMPI_Win_set_info")));
 
 UZ_EXPORT int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
-    return uz_err_raise_comm("MPI_Win_set_name", NULL, uz_err_unsupported("MPI_Win_set_name"));
+    static const char uz_fn[] = "MPI_Win_set_name";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(win_name, "win_name")))
+        goto fail;
+    uz_rc = uz_mpi_Win_set_name(win_obj, win_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_set_name(MPI_Win win, const char *win_name) __attribute__((weak, alias("PMPI_Win_set_name")));
 
 UZ_EXPORT int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    return uz_err_raise_comm("MPI_Win_shared_query", NULL, uz_err_unsupported("MPI_Win_shared_query"));
+    static const char uz_fn[] = "MPI_Win_shared_query";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    MPI_Aint disp_unit_wide = 0;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(disp_unit, "disp_unit")))
+        goto fail;
+    uz_rc = uz_mpi_Win_shared_query_c(win_obj, rank, size, &disp_unit_wide, baseptr);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        *disp_unit = uz_count_to_int(disp_unit_wide);
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) __attribute__((weak, alias("PMPI_Win_shared_query")));
 
 UZ_EXPORT int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
 {
-    return uz_err_raise_comm("MPI_Win_shared_query_c", NULL, uz_err_unsupported("MPI_Win_shared_query_c"));
+    static const char uz_fn[] = "MPI_Win_shared_query_c";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(disp_unit, "disp_unit")))
+        goto fail;
+    uz_rc = uz_mpi_Win_shared_query_c(win_obj, rank, size, disp_unit, baseptr);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr) __attribute__((weak, alias("PMPI_Win_shared_query_c")));
 
 UZ_EXPORT int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_start", NULL, uz_err_unsupported("MPI_Win_start"));
+    static const char uz_fn[] = "MPI_Win_start";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    uz_group *group_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    group_obj = uz_group_get(group);
+    if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
+        goto fail;
+    uz_rc = uz_mpi_Win_start(group_obj, assert, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) __attribute__((weak, alias("PMPI_Win_start")));
 
 UZ_EXPORT int PMPI_Win_sync(MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_sync", NULL, uz_err_unsupported("MPI_Win_sync"));
+    static const char uz_fn[] = "MPI_Win_sync";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_sync(win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_sync(MPI_Win win) __attribute__((weak, alias("PMPI_Win_sync")));
 
 UZ_EXPORT int PMPI_Win_test(MPI_Win win, int *flag)
 {
-    return uz_err_raise_comm("MPI_Win_test", NULL, uz_err_unsupported("MPI_Win_test"));
+    static const char uz_fn[] = "MPI_Win_test";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Win_test(win_obj, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_test(MPI_Win win, int *flag) __attribute__((weak, alias("PMPI_Win_test")));
 
@@ -364,18 +1360,57 @@ UZ_EXPORT int MPI_Win_toint(MPI_Win win) __attribute__((weak, alias("PMPI_Win_to
 
 UZ_EXPORT int PMPI_Win_unlock(int rank, MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_unlock", NULL, uz_err_unsupported("MPI_Win_unlock"));
+    static const char uz_fn[] = "MPI_Win_unlock";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_unlock(rank, win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) __attribute__((weak, alias("PMPI_Win_unlock")));
 
 UZ_EXPORT int PMPI_Win_unlock_all(MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_unlock_all", NULL, uz_err_unsupported("MPI_Win_unlock_all"));
+    static const char uz_fn[] = "MPI_Win_unlock_all";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_unlock_all(win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_unlock_all(MPI_Win win) __attribute__((weak, alias("PMPI_Win_unlock_all")));
 
 UZ_EXPORT int PMPI_Win_wait(MPI_Win win)
 {
-    return uz_err_raise_comm("MPI_Win_wait", NULL, uz_err_unsupported("MPI_Win_wait"));
+    static const char uz_fn[] = "MPI_Win_wait";
+    int uz_rc;
+    uz_win *win_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    win_obj = uz_win_get(win);
+    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+        goto fail;
+    uz_rc = uz_mpi_Win_wait(win_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_win(uz_fn, win_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Win_wait(MPI_Win win) __attribute__((weak, alias("PMPI_Win_wait")));

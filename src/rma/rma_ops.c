@@ -1,0 +1,235 @@
+/*
+ * rma_ops.c — the one-sided operations: put, get, accumulate,
+ * get_accumulate, fetch_and_op, compare_and_swap and their request forms.
+ *
+ * Each operation finds the target's memory (target.c: mapped here, or
+ * reached by cross-memory attach), checks the epoch and the range, and then
+ * the origin moves the bytes itself, interpreting the target's datatype
+ * where the bytes land (UZURA §2.1): a put to mapped memory unpacks the
+ * origin's data straight into the target's layout; through cross-memory
+ * attach the target layout becomes the remote run list of one
+ * process_vm_writev.  Accumulates combine under the target's accumulate
+ * lock with the collectives' reduction kernels, so concurrent accumulates
+ * are atomic per target, which covers the standard's per-element rule.
+ * Every operation is complete at the target when the call returns.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/errors.h"
+#include "coll/op_kernels.h"
+#include "datatype/dt_engine.h"
+#include "pt2pt/pt2pt.h"
+#include "rma/rma.h"
+#include "rma/target.h"
+
+/* ------------------------------------------------------------- requests */
+
+/* The request forms: the operation is complete already. */
+static int done_request(MPI_Request *request)
+{
+    uz_request *r = uz_request_new(UZ_REQ_SEND);
+    if (!r)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
+    r->phase = UZ_SEND_DONE;
+    uz_status_set_empty(&r->status);
+    atomic_store_explicit(&r->complete, 1, memory_order_relaxed);
+    *request = uz_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+static int with_request(int err, MPI_Request *request)
+{
+    if (err) {
+        *request = MPI_REQUEST_NULL;
+        return err;
+    }
+    return done_request(request);
+}
+
+/* ----------------------------------------------------------- put and get */
+
+static int put(const void *obuf, MPI_Count ocount, uz_datatype *otype, int target, MPI_Aint disp,
+               MPI_Count tcount, uz_datatype *ttype, uz_win *win, const char *fn)
+{
+    struct uz_rma_target t;
+    int err = uz_rma_target(win, target, disp, tcount, ttype, otype->size * ocount, fn, &t);
+    if (err || t.none)
+        return err;
+    return uz_rma_move(&t, (void *)obuf, ocount, otype, 1);
+}
+
+static int get(void *obuf, MPI_Count ocount, uz_datatype *otype, int target, MPI_Aint disp, MPI_Count tcount,
+               uz_datatype *ttype, uz_win *win, const char *fn)
+{
+    struct uz_rma_target t;
+    int err = uz_rma_target(win, target, disp, tcount, ttype, otype->size * ocount, fn, &t);
+    if (err || t.none)
+        return err;
+    return uz_rma_move(&t, obuf, ocount, otype, 0);
+}
+
+int uz_mpi_Put_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank,
+                 MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win)
+{
+    return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+               target_datatype, win, "MPI_Put");
+}
+
+int uz_mpi_Get_c(void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank,
+                 MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win)
+{
+    return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+               target_datatype, win, "MPI_Get");
+}
+
+int uz_mpi_Rput_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype,
+                  int target_rank, MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype,
+                  uz_win *win, MPI_Request *request)
+{
+    return with_request(put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                            target_datatype, win, "MPI_Rput"), request);
+}
+
+int uz_mpi_Rget_c(void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank,
+                  MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win,
+                  MPI_Request *request)
+{
+    return with_request(get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                            target_datatype, win, "MPI_Rget"), request);
+}
+
+/* ------------------------------------------------------------ accumulate */
+
+/* The predefined basic type both sides are made of, and the kernel of op
+ * for it; MPI_ERR_TYPE or MPI_ERR_OP naming fn otherwise. */
+static int acc_kernel(uz_op *op, uz_datatype *otype, uz_datatype *ttype, const char *fn,
+                      const uz_datatype **basic, uz_op_kernel *kern, int *bytewise)
+{
+    if (!op->predefined)
+        return uz_err_make(MPI_ERR_OP, "one-sided accumulates take predefined operations only, not %s",
+                           op->name ? op->name : "a user function");
+    const uz_datatype *tb = uz_dt_homogeneous_basic(ttype);
+    const uz_datatype *ob = otype ? uz_dt_homogeneous_basic(otype) : tb;
+    if (!tb || (otype && otype->size && ob != tb))
+        return uz_err_make(MPI_ERR_TYPE, "the origin and target datatypes must be made of one and the same "
+                           "predefined type");
+    *kern = uz_op_kernel_find(op, tb, bytewise);
+    if (!*kern)
+        return uz_err_make(MPI_ERR_OP, "%s is not defined for the datatype's elements",
+                           op->name ? op->name : "the operation");
+    *basic = tb;
+    return MPI_SUCCESS;
+}
+
+/* Accumulate (fetch: the target's data before the operation goes to
+ * (rbuf, rcount, rtype) too). */
+static int accumulate(const void *obuf, MPI_Count ocount, uz_datatype *otype, void *rbuf, MPI_Count rcount,
+                      uz_datatype *rtype, int target, MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype,
+                      uz_op *op, uz_win *win, int fetch, const char *fn)
+{
+    const uz_datatype *basic = NULL;
+    uz_op_kernel kern = NULL;
+    int bytewise = 0, no_op = uz_op_get(MPI_NO_OP) == op;
+    int err = acc_kernel(op, no_op ? NULL : otype, ttype, fn, &basic, &kern, &bytewise);
+    if (err)
+        return err;
+    MPI_Count bytes = tcount * ttype->size;
+    if (!no_op && ocount * otype->size != bytes)
+        return uz_err_make(MPI_ERR_TYPE, "the origin gives %lld bytes for %lld of the target",
+                           (long long)(ocount * otype->size), (long long)bytes);
+    if (fetch && rcount * rtype->size != bytes)
+        return uz_err_make(MPI_ERR_TYPE, "the result buffer takes %lld bytes for %lld of the target",
+                           (long long)(rcount * rtype->size), (long long)bytes);
+    struct uz_rma_target t;
+    if ((err = uz_rma_target(win, target, disp, tcount, ttype, bytes, fn, &t)) || t.none)
+        return err;
+
+    /* The origin's data packed (the kernels work on packed elements). */
+    void *in = NULL, *old = NULL;
+    if (!no_op) {
+        if (uz_dt_is_contig(otype, ocount)) {
+            in = (char *)obuf + otype->true_lb;
+        } else if (!(in = malloc((size_t)bytes ? (size_t)bytes : 1))) {
+            return uz_err_make(MPI_ERR_NO_MEM, "out of memory");
+        } else {
+            uz_dt_pack(obuf, ocount, otype, in);
+        }
+    }
+    if (fetch && !(old = malloc((size_t)bytes ? (size_t)bytes : 1)))
+        err = uz_err_make(MPI_ERR_NO_MEM, "out of memory");
+    if (!err) {
+        size_t n = bytewise ? (size_t)bytes : (size_t)bytes / (size_t)basic->size;
+        uz_rma_acc_lock(win, target);
+        err = uz_rma_combine(&t, no_op ? NULL : in, old, kern, bytewise ? 1 : (size_t)basic->size, n);
+        uz_rma_acc_unlock(win, target);
+    }
+    if (!err && fetch)
+        uz_dt_unpack(rbuf, rcount, rtype, old, (size_t)bytes);
+    if (in && in != (char *)obuf + otype->true_lb)
+        free(in);
+    free(old);
+    return err;
+}
+
+int uz_mpi_Accumulate_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype,
+                        int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                        uz_datatype *target_datatype, uz_op *op, uz_win *win)
+{
+    return accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank, target_disp,
+                      target_count, target_datatype, op, win, 0, "MPI_Accumulate");
+}
+
+int uz_mpi_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype,
+                         int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                         uz_datatype *target_datatype, uz_op *op, uz_win *win, MPI_Request *request)
+{
+    return with_request(accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
+                                   target_disp, target_count, target_datatype, op, win, 0, "MPI_Raccumulate"),
+                        request);
+}
+
+int uz_mpi_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype,
+                            void *result_addr, MPI_Count result_count, uz_datatype *result_datatype,
+                            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                            uz_datatype *target_datatype, uz_op *op, uz_win *win)
+{
+    return accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                      target_rank, target_disp, target_count, target_datatype, op, win, 1, "MPI_Get_accumulate");
+}
+
+int uz_mpi_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype,
+                             void *result_addr, MPI_Count result_count, uz_datatype *result_datatype,
+                             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                             uz_datatype *target_datatype, uz_op *op, uz_win *win, MPI_Request *request)
+{
+    return with_request(accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op,
+                                   win, 1, "MPI_Rget_accumulate"),
+                        request);
+}
+
+int uz_mpi_Fetch_and_op(const void *origin_addr, void *result_addr, uz_datatype *datatype, int target_rank,
+                        MPI_Aint target_disp, uz_op *op, uz_win *win)
+{
+    if (datatype->obj.builtin == 0 || !uz_dt_homogeneous_basic(datatype))
+        return uz_err_make(MPI_ERR_TYPE, "MPI_Fetch_and_op: the datatype must be a predefined one");
+    return accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
+                      op, win, 1, "MPI_Fetch_and_op");
+}
+
+int uz_mpi_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                            uz_datatype *datatype, int target_rank, MPI_Aint target_disp, uz_win *win)
+{
+    const char *fn = "MPI_Compare_and_swap";
+    if (datatype->obj.builtin == 0 || !uz_dt_homogeneous_basic(datatype) || !uz_dt_is_contig(datatype, 1))
+        return uz_err_make(MPI_ERR_TYPE, "the datatype must be a predefined one");
+    struct uz_rma_target t;
+    int err = uz_rma_target(win, target_rank, target_disp, 1, datatype, datatype->size, fn, &t);
+    if (err || t.none)
+        return err;
+    uz_rma_acc_lock(win, target_rank);
+    err = uz_rma_swap(&t, origin_addr, compare_addr, result_addr, (size_t)datatype->size);
+    uz_rma_acc_unlock(win, target_rank);
+    return err;
+}

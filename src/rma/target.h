@@ -1,0 +1,47 @@
+/*
+ * target.h — where an operation's bytes land: a target's memory as the
+ * origin reaches it (mapped here, or by cross-memory attach), checked
+ * against the epoch and the window's bounds, and the moves the origin makes
+ * into and out of it, reading the target's datatype as it goes.
+ */
+#ifndef UZ_RMA_TARGET_H
+#define UZ_RMA_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll/op_kernels.h"
+#include "rma/rma.h"
+
+struct uz_rma_target {
+    uz_win *win;
+    int rank;                   /* window rank */
+    int none;                   /* nothing to do (MPI_PROC_NULL, no data) */
+    char *mapped;               /* the target buffer as mapped here, or NULL */
+    uintptr_t remote;           /* else its address in the target process */
+    int world;
+    MPI_Count count;
+    uz_datatype *type;
+    size_t bytes;               /* count * type->size */
+};
+
+/* Resolve (target, disp, count, type) for an operation of `fn` moving
+ * `origin_bytes` of data: rank, epoch, signature and range checks. */
+int uz_rma_target(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_datatype *type,
+                  MPI_Count origin_bytes, const char *fn, struct uz_rma_target *t);
+
+/* Put (obuf, ocount, otype) into the target (is_put) or get it from there. */
+int uz_rma_move(const struct uz_rma_target *t, void *obuf, MPI_Count ocount, uz_datatype *otype, int is_put);
+
+/* With the target's accumulate lock held: copy its packed elements to
+ * `old` (when not NULL), then combine `in` (when not NULL) into them with
+ * kern; n elements of esz bytes. */
+int uz_rma_combine(const struct uz_rma_target *t, const void *in, void *old, uz_op_kernel kern, size_t esz,
+                   size_t n);
+
+/* With the target's accumulate lock held: result = target; target = origin
+ * where it equalled compare.  One element of `size` bytes. */
+int uz_rma_swap(const struct uz_rma_target *t, const void *origin, const void *compare, void *result,
+                size_t size);
+
+#endif /* UZ_RMA_TARGET_H */
