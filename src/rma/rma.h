@@ -29,6 +29,7 @@
 
 struct uz_attr_list;
 struct MPI_ABI_Info;
+struct uz_rma_am;
 
 /* What one rank of a host keeps in the host segment's control block, one
  * cache line each so that ranks spinning on their neighbours' words do not
@@ -61,6 +62,9 @@ struct uz_rma_peer {
      * for memory reached by cross-memory attach) and its control block. */
     char *local_base;
     struct uz_rma_ctrl *ctrl;
+    /* Reached by messages (rma_am.h): on another host, or user memory
+     * here without cross-memory attach. */
+    uint8_t am;
 };
 
 /* The regions attached to a dynamic window, kept by their owner at an
@@ -88,6 +92,8 @@ struct uz_rma_epoch {
     uz_group *exposure;         /* Win_post's group, or NULL */
     unsigned completes_expected;
     unsigned posts_expected;
+    int *exposure_ranks;        /* Win_post's group as window ranks */
+    uint8_t *completed;         /* per exposure member reached by messages: its complete taken */
 };
 
 typedef struct MPI_ABI_Win {
@@ -110,6 +116,7 @@ typedef struct MPI_ABI_Win {
     uint8_t shared_noncontig;
     struct MPI_ABI_Info *info;
     struct uz_rma_epoch ep;
+    struct uz_rma_am *am;       /* serving and sending requests as messages, or NULL */
     uz_errhandler *errhandler;
     struct uz_attr_list *attrs;
     char name[MPI_MAX_OBJECT_NAME];

@@ -21,6 +21,7 @@
 #include "datatype/dt_engine.h"
 #include "pt2pt/pt2pt.h"
 #include "rma/rma.h"
+#include "rma/rma_am.h"
 #include "rma/target.h"
 
 /* ------------------------------------------------------------- requests */
@@ -56,6 +57,8 @@ static int put(const void *obuf, MPI_Count ocount, uz_datatype *otype, int targe
     int err = uz_rma_target(win, target, disp, tcount, ttype, otype->size * ocount, fn, &t);
     if (err || t.none)
         return err;
+    if (t.am)
+        return uz_rma_am_put(win, target, obuf, ocount, otype, disp, tcount, ttype);
     return uz_rma_move(&t, (void *)obuf, ocount, otype, 1);
 }
 
@@ -66,6 +69,8 @@ static int get(void *obuf, MPI_Count ocount, uz_datatype *otype, int target, MPI
     int err = uz_rma_target(win, target, disp, tcount, ttype, otype->size * ocount, fn, &t);
     if (err || t.none)
         return err;
+    if (t.am)
+        return uz_rma_am_get(win, target, obuf, ocount, otype, disp, tcount, ttype);
     return uz_rma_move(&t, obuf, ocount, otype, 0);
 }
 
@@ -144,6 +149,9 @@ static int accumulate(const void *obuf, MPI_Count ocount, uz_datatype *otype, vo
     struct uz_rma_target t;
     if ((err = uz_rma_target(win, target, disp, tcount, ttype, bytes, fn, &t)) || t.none)
         return err;
+    if (t.am)
+        return uz_rma_am_acc(win, target, no_op ? NULL : obuf, ocount, otype, rbuf, rcount, rtype, disp, tcount,
+                             ttype, op, fetch);
 
     /* The origin's data packed (the kernels work on packed elements). */
     void *in = NULL, *old = NULL;
@@ -228,6 +236,8 @@ int uz_mpi_Compare_and_swap(const void *origin_addr, const void *compare_addr, v
     int err = uz_rma_target(win, target_rank, target_disp, 1, datatype, datatype->size, fn, &t);
     if (err || t.none)
         return err;
+    if (t.am)
+        return uz_rma_am_cas(win, target_rank, origin_addr, compare_addr, result_addr, datatype, target_disp);
     uz_rma_acc_lock(win, target_rank);
     err = uz_rma_swap(&t, origin_addr, compare_addr, result_addr, (size_t)datatype->size);
     uz_rma_acc_unlock(win, target_rank);

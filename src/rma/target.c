@@ -97,12 +97,20 @@ int uz_rma_target(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_data
         t->none = 1;
         return MPI_SUCCESS;
     }
-    if (!uz_rma_is_local(w, target))
-        return uz_err_make(MPI_ERR_UNSUPPORTED_OPERATION, "window rank %d is on another host; one-sided "
-                           "operations between hosts are not implemented yet", target);
     MPI_Aint lo, hi;
     footprint(count, type, &lo, &hi);
     const struct uz_rma_peer *p = &w->peers[target];
+    t->world = p->world;
+    if (p->am) {
+        /* The target checks dynamic ranges itself: its regions are out of
+         * our reach. */
+        t->am = 1;
+        MPI_Aint off = disp * p->disp_unit;
+        if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && (off + lo < 0 || off + hi > p->size))
+            return uz_err_make(MPI_ERR_RMA_RANGE, "bytes %ld to %ld of window rank %d are outside its %ld bytes",
+                               (long)(off + lo), (long)(off + hi), target, (long)p->size);
+        return MPI_SUCCESS;
+    }
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         uintptr_t a = (uintptr_t)disp;
         if ((err = attached(w, target, a + (uintptr_t)lo, a + (uintptr_t)hi, fn)))
@@ -121,7 +129,6 @@ int uz_rma_target(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_data
             t->mapped = p->local_base + off;
         t->remote = p->base + (uintptr_t)off;
     }
-    t->world = p->world;
     return MPI_SUCCESS;
 }
 

@@ -17,6 +17,7 @@ struct uz_rma_target {
     uz_win *win;
     int rank;                   /* window rank */
     int none;                   /* nothing to do (MPI_PROC_NULL, no data) */
+    int am;                     /* reached by messages (rma_am.h), not by the origin itself */
     char *mapped;               /* the target buffer as mapped here, or NULL */
     uintptr_t remote;           /* else its address in the target process */
     int world;

@@ -28,6 +28,7 @@
 #include "coll/coll.h"
 #include "core/info.h"
 #include "rma/rma.h"
+#include "rma/rma_am.h"
 
 /* What each rank tells the others at creation. */
 struct card {
@@ -195,6 +196,7 @@ static uz_win *win_new(uz_comm *comm, int flavor, uz_info *info, int *err)
 
 void uz_rma_win_destroy(uz_win *w)
 {
+    uz_rma_am_close(w);
     if (w->seg)
         munmap(w->seg, w->seg_size);
     if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE && w->base && !w->seg)
@@ -204,6 +206,8 @@ void uz_rma_win_destroy(uz_win *w)
     free(w->ep.lock_kind);
     free(w->ep.lock_nocheck);
     free(w->ep.access_ranks);
+    free(w->ep.exposure_ranks);
+    free(w->ep.completed);
     if (w->ep.access)
         uz_group_release(w->ep.access);
     if (w->ep.exposure)
@@ -250,6 +254,8 @@ static int win_setup(uz_win *w, void *base, MPI_Aint size, MPI_Aint disp_unit, v
     }
     err = host_segment(w, cards);
     free(cards);
+    if (!err)
+        err = uz_rma_am_open(w);
     if (err)
         goto fail;
     if (w->flavor == MPI_WIN_FLAVOR_ALLOCATE || w->flavor == MPI_WIN_FLAVOR_SHARED) {

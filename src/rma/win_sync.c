@@ -19,10 +19,15 @@
 #include "base/errors.h"
 #include "coll/coll.h"
 #include "core/comm_impl.h"
+#include "pt2pt/pt2pt.h"
 #include "rma/rma.h"
+#include "rma/rma_am.h"
 
 void uz_rma_relax(unsigned *spins)
 {
+    /* Requests from origins that reach us by messages may be what the
+     * others wait for before they let go of what we wait for. */
+    uz_progress();
     /* More ranks than cores is the rule here: whoever we wait for needs
      * our core, so yield early. */
     if (++*spins < 64) {
@@ -37,14 +42,6 @@ void uz_rma_relax(unsigned *spins)
 static inline void full_barrier(void)
 {
     atomic_thread_fence(memory_order_seq_cst);
-}
-
-/* A target of another host: no way to it yet without its help. */
-static int remote_unsupported(const uz_win *w, int target, const char *fn)
-{
-    return uz_err_make(MPI_ERR_UNSUPPORTED_OPERATION,
-                       "window rank %d is on another host; one-sided synchronisation between hosts "
-                       "is not implemented yet", target);
 }
 
 static int in_access_group(const uz_win *w, int target)
@@ -91,14 +88,18 @@ int uz_mpi_Win_fence(int assert, uz_win *win)
 {
     if (win->ep.lock_all || win->ep.nlocks || win->ep.access || win->ep.exposure)
         return uz_err_make(MPI_ERR_RMA_SYNC, "a lock, start or post epoch is open on the window");
+    /* What went by messages must have landed before the barrier. */
+    int err = uz_rma_am_flush(win, -1);
     full_barrier();
-    int err = MPI_SUCCESS;
     /* With MPI_MODE_NOPRECEDE nothing was issued before and with
      * MPI_MODE_NOSTORE|NOPUT nobody changed memory; the barrier still
      * separates the epochs that follow, unless both sides promise there
      * are none (NOSUCCEED after NOPRECEDE). */
-    if (!((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED)))
-        err = uz_coll_barrier(win->comm);
+    if (!((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED))) {
+        int e = uz_coll_barrier(win->comm);
+        if (!err)
+            err = e;
+    }
     full_barrier();
     win->ep.fence = !(assert & MPI_MODE_NOSUCCEED);
     return err;
@@ -121,11 +122,6 @@ static int *group_ranks(uz_win *w, uz_group *g, int *err)
             *err = uz_err_make(MPI_ERR_GROUP, "member %d of the group is not in the window", i);
             return NULL;
         }
-        if (!uz_rma_is_local(w, r[i])) {
-            free(r);
-            *err = remote_unsupported(w, r[i], "post/start");
-            return NULL;
-        }
     }
     return r;
 }
@@ -138,13 +134,32 @@ int uz_mpi_Win_post(uz_group *group, int assert, uz_win *win)
     int *ranks = group_ranks(win, group, &err);
     if (!ranks)
         return err;
+    uint8_t *completed = calloc((size_t)(group->size ? group->size : 1), 1);
+    if (!completed) {
+        free(ranks);
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory");
+    }
     full_barrier();
-    for (int i = 0; i < group->size; i++)
-        atomic_fetch_add_explicit(&win->peers[ranks[i]].ctrl->posts_seen, 1, memory_order_release);
-    free(ranks);
+    for (int i = 0; i < group->size && !err; i++) {
+        if (win->peers[ranks[i]].am) {
+            err = uz_rma_am_post(win, ranks[i]);
+        } else {
+            atomic_fetch_add_explicit(&win->peers[ranks[i]].ctrl->posts_seen, 1, memory_order_release);
+            win->ep.completes_expected++;
+            completed[i] = 1;   /* counted in our control block instead */
+        }
+    }
+    if (err) {
+        free(ranks);
+        free(completed);
+        return err;
+    }
     uz_group_retain(group);
     win->ep.exposure = group;
-    win->ep.completes_expected += (unsigned)group->size;
+    free(win->ep.exposure_ranks);
+    free(win->ep.completed);
+    win->ep.exposure_ranks = ranks;
+    win->ep.completed = completed;
     return MPI_SUCCESS;
 }
 
@@ -156,9 +171,18 @@ int uz_mpi_Win_start(uz_group *group, int assert, uz_win *win)
     int *ranks = group_ranks(win, group, &err);
     if (!ranks)
         return err;
-    win->ep.posts_expected += (unsigned)group->size;
+    for (int i = 0; i < group->size; i++)
+        if (!win->peers[ranks[i]].am)
+            win->ep.posts_expected++;
     /* Every target of the group must have posted.  With MPI_MODE_NOCHECK
-     * the program promises it has; the count is still consumed. */
+     * the program promises it has; the count (or message) is still taken. */
+    for (int i = 0; i < group->size && !err; i++)
+        if (win->peers[ranks[i]].am)
+            err = uz_rma_am_await_post(win, ranks[i]);
+    if (err) {
+        free(ranks);
+        return err;
+    }
     if (!(assert & MPI_MODE_NOCHECK)) {
         atomic_uint *seen = &win->peers[win->rank].ctrl->posts_seen;
         unsigned spins = 0;
@@ -178,16 +202,37 @@ int uz_mpi_Win_complete(uz_win *win)
     if (!win->ep.access)
         return uz_err_make(MPI_ERR_RMA_SYNC, "no access epoch (MPI_Win_start) is open");
     full_barrier();
-    for (int i = 0; i < win->ep.access->size; i++)
-        atomic_fetch_add_explicit(&win->peers[win->ep.access_ranks[i]].ctrl->completes_seen, 1,
-                                  memory_order_release);
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < win->ep.access->size; i++) {
+        int r = win->ep.access_ranks[i], e = MPI_SUCCESS;
+        if (win->peers[r].am)
+            e = uz_rma_am_complete(win, r);
+        else
+            atomic_fetch_add_explicit(&win->peers[r].ctrl->completes_seen, 1, memory_order_release);
+        if (!err)
+            err = e;
+    }
     uz_group_release(win->ep.access);
     win->ep.access = NULL;
-    return MPI_SUCCESS;
+    return err;
 }
 
-static int exposure_done(uz_win *win)
+/* Have all origins completed?  Those reached by messages are taken one
+ * by one (blocking, or only if there). */
+static int exposure_done(uz_win *win, int blocking, int *err)
 {
+    *err = MPI_SUCCESS;
+    for (int i = 0; i < win->ep.exposure->size; i++) {
+        if (win->ep.completed[i])
+            continue;
+        int taken = 0;
+        *err = uz_rma_am_await_complete(win, win->ep.exposure_ranks[i], blocking, &taken);
+        if (*err)
+            return 1;
+        win->ep.completed[i] = (uint8_t)taken;
+        if (!taken)
+            return 0;
+    }
     atomic_uint *seen = &win->peers[win->rank].ctrl->completes_seen;
     return (int)(atomic_load_explicit(seen, memory_order_acquire) - win->ep.completes_expected) >= 0;
 }
@@ -204,22 +249,24 @@ int uz_mpi_Win_wait(uz_win *win)
     if (!win->ep.exposure)
         return uz_err_make(MPI_ERR_RMA_SYNC, "no exposure epoch (MPI_Win_post) is open");
     unsigned spins = 0;
-    while (!exposure_done(win))
+    int err;
+    while (!exposure_done(win, 1, &err))
         uz_rma_relax(&spins);
     exposure_end(win);
-    return MPI_SUCCESS;
+    return err;
 }
 
 int uz_mpi_Win_test(uz_win *win, int *flag)
 {
     if (!win->ep.exposure)
         return uz_err_make(MPI_ERR_RMA_SYNC, "no exposure epoch (MPI_Win_post) is open");
-    *flag = exposure_done(win);
+    int err;
+    *flag = exposure_done(win, 0, &err);
     if (*flag)
         exposure_end(win);
     else
         sched_yield();
-    return MPI_SUCCESS;
+    return err;
 }
 
 /* ------------------------------------------------------------------ locks */
@@ -276,10 +323,14 @@ int uz_mpi_Win_lock(int lock_type, int rank, int assert, uz_win *win)
         return uz_err_make(MPI_ERR_RANK, "invalid rank %d (the window has %d)", rank, win->size);
     if (win->ep.lock_all || win->ep.lock_kind[rank])
         return uz_err_make(MPI_ERR_RMA_SYNC, "window rank %d is already locked by this rank", rank);
-    if (!uz_rma_is_local(win, rank))
-        return remote_unsupported(win, rank, "MPI_Win_lock");
-    if (!(assert & MPI_MODE_NOCHECK))
-        lock_take(win, rank, lock_type);
+    if (!(assert & MPI_MODE_NOCHECK)) {
+        if (win->peers[rank].am)
+            err = uz_rma_am_lock(win, rank, lock_type);
+        else
+            lock_take(win, rank, lock_type);
+        if (err)
+            return err;
+    }
     win->ep.lock_kind[rank] = lock_type;
     win->ep.lock_nocheck[rank] = !!(assert & MPI_MODE_NOCHECK);
     win->ep.nlocks++;
@@ -295,11 +346,15 @@ int uz_mpi_Win_unlock(int rank, uz_win *win)
     if (!win->ep.lock_kind[rank])
         return uz_err_make(MPI_ERR_RMA_SYNC, "window rank %d is not locked by this rank", rank);
     full_barrier();
-    if (!win->ep.lock_nocheck[rank])
+    int err = MPI_SUCCESS;
+    if (win->peers[rank].am)
+        err = win->ep.lock_nocheck[rank] ? uz_rma_am_flush(win, rank)
+                                         : uz_rma_am_unlock(win, rank, win->ep.lock_kind[rank]);
+    else if (!win->ep.lock_nocheck[rank])
         lock_give(win, rank, win->ep.lock_kind[rank]);
     win->ep.lock_kind[rank] = 0;
     win->ep.nlocks--;
-    return MPI_SUCCESS;
+    return err;
 }
 
 int uz_mpi_Win_lock_all(int assert, uz_win *win)
@@ -309,14 +364,16 @@ int uz_mpi_Win_lock_all(int assert, uz_win *win)
         return err;
     if (win->ep.lock_all || win->ep.nlocks)
         return uz_err_make(MPI_ERR_RMA_SYNC, "the window is already locked by this rank");
-    for (int r = 0; r < win->size; r++)
-        if (!uz_rma_is_local(win, r))
-            return remote_unsupported(win, r, "MPI_Win_lock_all");
-    if (!(assert & MPI_MODE_NOCHECK))
-        for (int r = 0; r < win->size; r++)
-            lock_take(win, r, MPI_LOCK_SHARED);
+    if (!(assert & MPI_MODE_NOCHECK)) {
+        for (int r = 0; r < win->size && !err; r++) {
+            if (win->peers[r].am)
+                err = uz_rma_am_lock(win, r, MPI_LOCK_SHARED);
+            else
+                lock_take(win, r, MPI_LOCK_SHARED);
+        }
+    }
     win->ep.lock_all = (assert & MPI_MODE_NOCHECK) ? 2 : 1;
-    return MPI_SUCCESS;
+    return err;
 }
 
 int uz_mpi_Win_unlock_all(uz_win *win)
@@ -324,11 +381,18 @@ int uz_mpi_Win_unlock_all(uz_win *win)
     if (!win->ep.lock_all)
         return uz_err_make(MPI_ERR_RMA_SYNC, "the window is not locked by MPI_Win_lock_all");
     full_barrier();
-    if (win->ep.lock_all == 1)
-        for (int r = 0; r < win->size; r++)
+    int err = MPI_SUCCESS;
+    for (int r = 0; r < win->size; r++) {
+        int e = MPI_SUCCESS;
+        if (win->peers[r].am)
+            e = win->ep.lock_all == 1 ? uz_rma_am_unlock(win, r, MPI_LOCK_SHARED) : uz_rma_am_flush(win, r);
+        else if (win->ep.lock_all == 1)
             lock_give(win, r, MPI_LOCK_SHARED);
+        if (!err)
+            err = e;
+    }
     win->ep.lock_all = 0;
-    return MPI_SUCCESS;
+    return err;
 }
 
 /* ------------------------------------------------------ flush and sync */
@@ -340,29 +404,37 @@ static int passive_flush(uz_win *win, int rank, const char *fn)
     if (!win->ep.lock_all && (rank == MPI_PROC_NULL ? !win->ep.nlocks : !win->ep.lock_kind[rank]))
         return uz_err_make(MPI_ERR_RMA_SYNC, "no passive target epoch (lock) is open%s",
                            rank == MPI_PROC_NULL ? "" : " to that rank");
-    /* Everything issued is already in the target's memory. */
+    /* What the origin moved itself is already in the target's memory. */
     full_barrier();
     return MPI_SUCCESS;
 }
 
 int uz_mpi_Win_flush(int rank, uz_win *win)
 {
-    return rank == MPI_PROC_NULL ? MPI_SUCCESS : passive_flush(win, rank, "MPI_Win_flush");
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    int err = passive_flush(win, rank, "MPI_Win_flush");
+    return err ? err : uz_rma_am_flush(win, rank);
 }
 
 int uz_mpi_Win_flush_local(int rank, uz_win *win)
 {
-    return rank == MPI_PROC_NULL ? MPI_SUCCESS : passive_flush(win, rank, "MPI_Win_flush_local");
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    int err = passive_flush(win, rank, "MPI_Win_flush_local");
+    return err ? err : uz_rma_am_flush_local(win);
 }
 
 int uz_mpi_Win_flush_all(uz_win *win)
 {
-    return passive_flush(win, MPI_PROC_NULL, "MPI_Win_flush_all");
+    int err = passive_flush(win, MPI_PROC_NULL, "MPI_Win_flush_all");
+    return err ? err : uz_rma_am_flush(win, -1);
 }
 
 int uz_mpi_Win_flush_local_all(uz_win *win)
 {
-    return passive_flush(win, MPI_PROC_NULL, "MPI_Win_flush_local_all");
+    int err = passive_flush(win, MPI_PROC_NULL, "MPI_Win_flush_local_all");
+    return err ? err : uz_rma_am_flush_local(win);
 }
 
 int uz_mpi_Win_sync(uz_win *win)
