@@ -136,8 +136,8 @@ static void pend_free(struct pend *p)
 
 /* Send (buf, count, dt) to `peer` with `tag`; the request joins `list`,
  * and `heap` (if not NULL) is freed when it is done. */
-static int send_tracked(struct uz_rma_am *am, struct pend **list, const void *buf, MPI_Count count,
-                        uz_datatype *dt, int peer, int tag, void *heap, int count_against)
+static int send_tracked_out(struct uz_rma_am *am, struct pend **list, const void *buf, MPI_Count count,
+                            uz_datatype *dt, int peer, int tag, void *heap, int count_against, uz_request **local)
 {
     uz_request *r = NULL;
     int err = uz_pt2pt_send(buf, count, dt, peer, tag, &am->w->comm->p2p, UZ_SEND_STANDARD, &r);
@@ -154,7 +154,17 @@ static int send_tracked(struct uz_rma_am *am, struct pend **list, const void *bu
     if (count_against >= 0)
         am->pending_from[count_against]++;
     pend_add(list, p);
+    if (local) {
+        uz_request_retain(r);
+        *local = r;
+    }
     return MPI_SUCCESS;
+}
+
+static int send_tracked(struct uz_rma_am *am, struct pend **list, const void *buf, MPI_Count count,
+                        uz_datatype *dt, int peer, int tag, void *heap, int count_against)
+{
+    return send_tracked_out(am, list, buf, count, dt, peer, tag, heap, count_against, NULL);
 }
 
 static int recv_tracked(struct uz_rma_am *am, struct pend **list, enum pend_what what, void *buf,
@@ -175,6 +185,16 @@ static int recv_tracked(struct uz_rma_am *am, struct pend **list, enum pend_what
     if (out)
         *out = p;
     return MPI_SUCCESS;
+}
+
+/* Hand the caller the request whose completion is the operation's local
+ * completion (the request forms wait on it). */
+static void give_local(struct pend *p, uz_request **local)
+{
+    if (local) {
+        uz_request_retain(p->req);
+        *local = p->req;
+    }
 }
 
 static int is_done(uz_request *r)
@@ -584,7 +604,7 @@ static int send_request(uz_win *w, int target, struct am_hdr *h, uz_datatype *tt
 }
 
 int uz_rma_am_put(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_datatype *otype,
-                  MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype)
+                  MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype, uz_request **local)
 {
     struct uz_rma_am *am = w->am;
     struct am_hdr h = { .kind = AM_PUT, .disp = disp, .count = tcount, .bytes = tcount * ttype->size };
@@ -598,28 +618,30 @@ int uz_rma_am_put(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_
     h.data_tag = reply_tag(am);
     int err = send_request(w, target, &h, ttype, NULL, 0);
     if (!err)
-        err = send_tracked(am, &am->origin_side, obuf, ocount, otype, target, h.data_tag, NULL, -1);
+        err = send_tracked_out(am, &am->origin_side, obuf, ocount, otype, target, h.data_tag, NULL, -1, local);
     return err;
 }
 
 int uz_rma_am_get(uz_win *w, int target, void *obuf, MPI_Count ocount, uz_datatype *otype, MPI_Aint disp,
-                  MPI_Count tcount, uz_datatype *ttype)
+                  MPI_Count tcount, uz_datatype *ttype, uz_request **local)
 {
     struct uz_rma_am *am = w->am;
     struct am_hdr h = { .kind = AM_GET, .disp = disp, .count = tcount, .bytes = tcount * ttype->size,
                         .reply_tag = reply_tag(am) };
     uz_dt_retain(otype);
-    int err = recv_tracked(am, &am->origin_side, P_RECV, obuf, ocount, otype, target, h.reply_tag, otype, NULL);
+    struct pend *p = NULL;
+    int err = recv_tracked(am, &am->origin_side, P_RECV, obuf, ocount, otype, target, h.reply_tag, otype, &p);
     if (err) {
         uz_dt_release(otype);
         return err;
     }
+    give_local(p, local);
     return send_request(w, target, &h, ttype, NULL, 0);
 }
 
 int uz_rma_am_acc(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_datatype *otype, void *rbuf,
                   MPI_Count rcount, uz_datatype *rtype, MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype,
-                  uz_op *op, int fetch)
+                  uz_op *op, int fetch, uz_request **local)
 {
     struct uz_rma_am *am = w->am;
     struct am_hdr h = { .kind = fetch ? AM_GACC : AM_ACC, .disp = disp, .count = tcount,
@@ -629,11 +651,14 @@ int uz_rma_am_acc(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_
     if (fetch) {
         h.reply_tag = reply_tag(am);
         uz_dt_retain(rtype);
+        struct pend *p = NULL;
         if ((err = recv_tracked(am, &am->origin_side, P_RECV, rbuf, rcount, rtype, target, h.reply_tag, rtype,
-                                NULL))) {
+                                &p))) {
             uz_dt_release(rtype);
             return err;
         }
+        give_local(p, local);
+        local = NULL;           /* the result arriving is what completes locally */
     }
     size_t bytes = (size_t)h.bytes;
     if (no_op)
@@ -649,11 +674,11 @@ int uz_rma_am_acc(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_
     h.data_tag = reply_tag(am);
     if ((err = send_request(w, target, &h, ttype, NULL, 0)))
         return err;
-    return send_tracked(am, &am->origin_side, obuf, ocount, otype, target, h.data_tag, NULL, -1);
+    return send_tracked_out(am, &am->origin_side, obuf, ocount, otype, target, h.data_tag, NULL, -1, local);
 }
 
 int uz_rma_am_cas(uz_win *w, int target, const void *origin, const void *compare, void *result,
-                  uz_datatype *dt, MPI_Aint disp)
+                  uz_datatype *dt, MPI_Aint disp, uz_request **local)
 {
     struct uz_rma_am *am = w->am;
     size_t size = (size_t)dt->size;
@@ -664,10 +689,12 @@ int uz_rma_am_cas(uz_win *w, int target, const void *origin, const void *compare
         return uz_err_make(MPI_ERR_TYPE, "elements of %zu bytes are too large", size);
     memcpy(both, origin, size);
     memcpy(both + size, compare, size);
+    struct pend *p = NULL;
     int err = recv_tracked(am, &am->origin_side, P_RECV, result, (MPI_Count)size, byte_type(), target,
-                           h.reply_tag, NULL, NULL);
+                           h.reply_tag, NULL, &p);
     if (err)
         return err;
+    give_local(p, local);
     return send_request(w, target, &h, dt, both, 2 * size);
 }
 

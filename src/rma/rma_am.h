@@ -18,6 +18,7 @@
 #define UZ_RMA_RMA_AM_H
 
 #include "coll/op.h"
+#include "pt2pt/request.h"
 #include "rma/rma.h"
 
 /* At creation, after the exchange: decide which peers need messages and,
@@ -25,17 +26,20 @@
 int uz_rma_am_open(uz_win *w);
 void uz_rma_am_close(uz_win *w);
 
+/* Each operation may hand back in *local (when not NULL) a request whose
+ * completion is the operation's local completion, or leave it NULL when
+ * the operation is locally complete already. */
 int uz_rma_am_put(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_datatype *otype,
-                  MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype);
+                  MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype, uz_request **local);
 int uz_rma_am_get(uz_win *w, int target, void *obuf, MPI_Count ocount, uz_datatype *otype, MPI_Aint disp,
-                  MPI_Count tcount, uz_datatype *ttype);
+                  MPI_Count tcount, uz_datatype *ttype, uz_request **local);
 /* Accumulate; with `fetch`, the target's previous data lands in
  * (rbuf, rcount, rtype).  obuf may be NULL for MPI_NO_OP. */
 int uz_rma_am_acc(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_datatype *otype, void *rbuf,
                   MPI_Count rcount, uz_datatype *rtype, MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype,
-                  uz_op *op, int fetch);
+                  uz_op *op, int fetch, uz_request **local);
 int uz_rma_am_cas(uz_win *w, int target, const void *origin, const void *compare, void *result,
-                  uz_datatype *dt, MPI_Aint disp);
+                  uz_datatype *dt, MPI_Aint disp, uz_request **local);
 
 /* Passive target. */
 int uz_rma_am_lock(uz_win *w, int target, int lock_type);

@@ -26,51 +26,80 @@
 
 /* ------------------------------------------------------------- requests */
 
-/* The request forms: the operation is complete already. */
-static int done_request(MPI_Request *request)
+/* The request forms.  An operation the origin did itself is complete
+ * already; one carried by messages completes with the request rma_am.c
+ * handed back (the data left, or the result arrived), which the user's
+ * request watches from the progress engine. */
+static int watch_poll(uz_request *r)
 {
-    uz_request *r = uz_request_new(UZ_REQ_SEND);
-    if (!r)
-        return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
-    r->phase = UZ_SEND_DONE;
-    uz_status_set_empty(&r->status);
-    atomic_store_explicit(&r->complete, 1, memory_order_relaxed);
-    *request = uz_request_handle(r);
-    return MPI_SUCCESS;
+    uz_request *inner = r->ops_state;
+    if (!atomic_load_explicit(&inner->complete, memory_order_acquire))
+        return 0;
+    uz_progress_unregister(r);
+    r->status.MPI_ERROR = inner->status.MPI_ERROR;
+    uz_request_complete(r);
+    return 1;
 }
 
-static int with_request(int err, MPI_Request *request)
+static void watch_destroy(uz_request *r)
 {
+    if (r->ops_state)
+        uz_request_release(r->ops_state);
+}
+
+static const struct uz_request_ops watch_ops = { .poll = watch_poll, .destroy = watch_destroy };
+
+static int with_request(int err, uz_request *local, MPI_Request *request)
+{
+    *request = MPI_REQUEST_NULL;
     if (err) {
-        *request = MPI_REQUEST_NULL;
+        if (local)
+            uz_request_release(local);
         return err;
     }
-    return done_request(request);
+    uz_request *r = uz_request_new(local ? UZ_REQ_OTHER : UZ_REQ_SEND);
+    if (!r) {
+        if (local)
+            uz_request_release(local);
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
+    }
+    uz_status_set_empty(&r->status);
+    if (local) {
+        r->ops = &watch_ops;
+        r->ops_state = local;
+        uz_progress_register(r);
+        watch_poll(r);
+    } else {
+        r->phase = UZ_SEND_DONE;
+        atomic_store_explicit(&r->complete, 1, memory_order_relaxed);
+    }
+    *request = uz_request_handle(r);
+    return MPI_SUCCESS;
 }
 
 /* ----------------------------------------------------------- put and get */
 
 static int put(const void *obuf, MPI_Count ocount, uz_datatype *otype, int target, MPI_Aint disp,
-               MPI_Count tcount, uz_datatype *ttype, uz_win *win, const char *fn)
+               MPI_Count tcount, uz_datatype *ttype, uz_win *win, const char *fn, uz_request **local)
 {
     struct uz_rma_target t;
     int err = uz_rma_target(win, target, disp, tcount, ttype, otype->size * ocount, fn, &t);
     if (err || t.none)
         return err;
     if (t.am)
-        return uz_rma_am_put(win, target, obuf, ocount, otype, disp, tcount, ttype);
+        return uz_rma_am_put(win, target, obuf, ocount, otype, disp, tcount, ttype, local);
     return uz_rma_move(&t, (void *)obuf, ocount, otype, 1);
 }
 
 static int get(void *obuf, MPI_Count ocount, uz_datatype *otype, int target, MPI_Aint disp, MPI_Count tcount,
-               uz_datatype *ttype, uz_win *win, const char *fn)
+               uz_datatype *ttype, uz_win *win, const char *fn, uz_request **local)
 {
     struct uz_rma_target t;
     int err = uz_rma_target(win, target, disp, tcount, ttype, otype->size * ocount, fn, &t);
     if (err || t.none)
         return err;
     if (t.am)
-        return uz_rma_am_get(win, target, obuf, ocount, otype, disp, tcount, ttype);
+        return uz_rma_am_get(win, target, obuf, ocount, otype, disp, tcount, ttype, local);
     return uz_rma_move(&t, obuf, ocount, otype, 0);
 }
 
@@ -78,30 +107,34 @@ int uz_mpi_Put_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *o
                  MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win)
 {
     return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-               target_datatype, win, "MPI_Put");
+               target_datatype, win, "MPI_Put", NULL);
 }
 
 int uz_mpi_Get_c(void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank,
                  MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win)
 {
     return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-               target_datatype, win, "MPI_Get");
+               target_datatype, win, "MPI_Get", NULL);
 }
 
 int uz_mpi_Rput_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype,
                   int target_rank, MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype,
                   uz_win *win, MPI_Request *request)
 {
-    return with_request(put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                            target_datatype, win, "MPI_Rput"), request);
+    uz_request *local = NULL;
+    int err = put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                  target_datatype, win, "MPI_Rput", &local);
+    return with_request(err, local, request);
 }
 
 int uz_mpi_Rget_c(void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank,
                   MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win,
                   MPI_Request *request)
 {
-    return with_request(get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                            target_datatype, win, "MPI_Rget"), request);
+    uz_request *local = NULL;
+    int err = get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                  target_datatype, win, "MPI_Rget", &local);
+    return with_request(err, local, request);
 }
 
 /* ------------------------------------------------------------ accumulate */
@@ -131,7 +164,7 @@ static int acc_kernel(uz_op *op, uz_datatype *otype, uz_datatype *ttype, const c
  * (rbuf, rcount, rtype) too). */
 static int accumulate(const void *obuf, MPI_Count ocount, uz_datatype *otype, void *rbuf, MPI_Count rcount,
                       uz_datatype *rtype, int target, MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype,
-                      uz_op *op, uz_win *win, int fetch, const char *fn)
+                      uz_op *op, uz_win *win, int fetch, const char *fn, uz_request **local)
 {
     const uz_datatype *basic = NULL;
     uz_op_kernel kern = NULL;
@@ -151,7 +184,7 @@ static int accumulate(const void *obuf, MPI_Count ocount, uz_datatype *otype, vo
         return err;
     if (t.am)
         return uz_rma_am_acc(win, target, no_op ? NULL : obuf, ocount, otype, rbuf, rcount, rtype, disp, tcount,
-                             ttype, op, fetch);
+                             ttype, op, fetch, local);
 
     /* The origin's data packed (the kernels work on packed elements). */
     void *in = NULL, *old = NULL;
@@ -185,16 +218,17 @@ int uz_mpi_Accumulate_c(const void *origin_addr, MPI_Count origin_count, uz_data
                         uz_datatype *target_datatype, uz_op *op, uz_win *win)
 {
     return accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank, target_disp,
-                      target_count, target_datatype, op, win, 0, "MPI_Accumulate");
+                      target_count, target_datatype, op, win, 0, "MPI_Accumulate", NULL);
 }
 
 int uz_mpi_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype,
                          int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                          uz_datatype *target_datatype, uz_op *op, uz_win *win, MPI_Request *request)
 {
-    return with_request(accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank,
-                                   target_disp, target_count, target_datatype, op, win, 0, "MPI_Raccumulate"),
-                        request);
+    uz_request *local = NULL;
+    int err = accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank, target_disp,
+                         target_count, target_datatype, op, win, 0, "MPI_Raccumulate", &local);
+    return with_request(err, local, request);
 }
 
 int uz_mpi_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype,
@@ -203,7 +237,7 @@ int uz_mpi_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz_
                             uz_datatype *target_datatype, uz_op *op, uz_win *win)
 {
     return accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
-                      target_rank, target_disp, target_count, target_datatype, op, win, 1, "MPI_Get_accumulate");
+                      target_rank, target_disp, target_count, target_datatype, op, win, 1, "MPI_Get_accumulate", NULL);
 }
 
 int uz_mpi_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype,
@@ -211,10 +245,11 @@ int uz_mpi_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz
                              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                              uz_datatype *target_datatype, uz_op *op, uz_win *win, MPI_Request *request)
 {
-    return with_request(accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
-                                   result_datatype, target_rank, target_disp, target_count, target_datatype, op,
-                                   win, 1, "MPI_Rget_accumulate"),
-                        request);
+    uz_request *local = NULL;
+    int err = accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                         target_rank, target_disp, target_count, target_datatype, op, win, 1,
+                         "MPI_Rget_accumulate", &local);
+    return with_request(err, local, request);
 }
 
 int uz_mpi_Fetch_and_op(const void *origin_addr, void *result_addr, uz_datatype *datatype, int target_rank,
@@ -223,7 +258,7 @@ int uz_mpi_Fetch_and_op(const void *origin_addr, void *result_addr, uz_datatype 
     if (datatype->obj.builtin == 0 || !uz_dt_homogeneous_basic(datatype))
         return uz_err_make(MPI_ERR_TYPE, "MPI_Fetch_and_op: the datatype must be a predefined one");
     return accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
-                      op, win, 1, "MPI_Fetch_and_op");
+                      op, win, 1, "MPI_Fetch_and_op", NULL);
 }
 
 int uz_mpi_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
@@ -237,7 +272,7 @@ int uz_mpi_Compare_and_swap(const void *origin_addr, const void *compare_addr, v
     if (err || t.none)
         return err;
     if (t.am)
-        return uz_rma_am_cas(win, target_rank, origin_addr, compare_addr, result_addr, datatype, target_disp);
+        return uz_rma_am_cas(win, target_rank, origin_addr, compare_addr, result_addr, datatype, target_disp, NULL);
     uz_rma_acc_lock(win, target_rank);
     err = uz_rma_swap(&t, origin_addr, compare_addr, result_addr, (size_t)datatype->size);
     uz_rma_acc_unlock(win, target_rank);
