@@ -67,6 +67,12 @@ const struct uz_param uz_params[] = {
       "Microseconds a waiting rank yields before sleeping until a peer wakes it (-1: automatic)",
       NULL, FIELD(wait_yield_us), UZ_PARAM_TUNABLE },
 
+    /* One-sided communication */
+    { "ASYNC_PROGRESS", UZ_PARAM_INT, "0",
+      "1: a thread per rank serves one-sided requests from ranks that reach it by messages (other hosts), so their "
+      "operations complete while the rank computes; also on for a window whose info sets uzura_async_progress=true",
+      NULL, FIELD(async_progress), UZ_PARAM_TUNABLE },
+
     /* Network transports */
     { "NET", UZ_PARAM_STRING, "tcp",
       "Network transports between ranks on different hosts, comma-separated in order of preference: tcp (one connection per peer), udp (the GigaE PM reliable-datagram protocol); a pair of ranks uses the first in the lower rank's list that the other lists too",

@@ -52,6 +52,7 @@ struct uz_config {
     size_t eager_limit;
     size_t net_eager_limit;
     int wait_spin_us;
+    int async_progress;         /* UZURA_ASYNC_PROGRESS */
     int wait_yield_us;
     /* network transports */
     char *net;                  /* network transports, in order of preference (pt2pt/net_choice.c) */

@@ -21,6 +21,9 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/lock.h"
+#include "base/params.h"
+#include "core/info.h"
 #include "datatype/dt_engine.h"
 #include "coll/coll.h"
 #include "pt2pt/path.h"
@@ -86,8 +89,10 @@ struct uz_rma_am {
     struct deferred *deferred;  /* answers waiting for pending_from[origin] == 0, or a lock */
     uint8_t *dirty;             /* origin: requests sent to a target since its last flush */
     uint32_t next_tag;
-    int lock_held_excl;         /* target: its lock word is ours on behalf of origins */
+    int async;                  /* this window started the progress thread */
 };
+
+static int am_flush_local(uz_win *w);
 
 /* ------------------------------------------------------------- helpers */
 
@@ -550,8 +555,18 @@ int uz_rma_am_open(uz_win *w)
     }
     am->service->ops = &service_ops;
     am->service->ops_state = am;
+    uz_lock();
     uz_progress_register(am->service);
+    uz_unlock();
     w->am = am;
+    /* Requests from other hosts are served while we compute only by a
+     * thread of our own; asked for by the environment or the window. */
+    const char *v = w->info ? uz_info_lookup(w->info, "uzura_async_progress") : NULL;
+    if (uz_config.async_progress || (v && (!strcmp(v, "true") || !strcmp(v, "1")))) {
+        if ((err = uz_rma_async_progress_start()))
+            return err;
+        am->async = 1;
+    }
     return MPI_SUCCESS;
 }
 
@@ -560,13 +575,17 @@ void uz_rma_am_close(uz_win *w)
     struct uz_rma_am *am = w->am;
     if (!am)
         return;
+    uz_lock();
     /* Replies still leaving must leave: the peers wait for them. */
     while (am->target_side || am->origin_side) {
         uz_progress();
         service_poll(am->service);
-        uz_rma_am_flush_local(w);
+        am_flush_local(w);
     }
     uz_progress_unregister(am->service);
+    uz_unlock();
+    if (am->async)
+        uz_rma_async_progress_stop();
     uz_request_release(am->service);
     while (am->deferred) {
         struct deferred *d = am->deferred;
@@ -603,7 +622,7 @@ static int send_request(uz_win *w, int target, struct am_hdr *h, uz_datatype *tt
     return send_tracked(am, &am->origin_side, msg, (MPI_Count)len, byte_type(), target, TAG_AM, msg, -1);
 }
 
-int uz_rma_am_put(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_datatype *otype,
+static int am_put(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_datatype *otype,
                   MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype, uz_request **local)
 {
     struct uz_rma_am *am = w->am;
@@ -622,7 +641,7 @@ int uz_rma_am_put(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_
     return err;
 }
 
-int uz_rma_am_get(uz_win *w, int target, void *obuf, MPI_Count ocount, uz_datatype *otype, MPI_Aint disp,
+static int am_get(uz_win *w, int target, void *obuf, MPI_Count ocount, uz_datatype *otype, MPI_Aint disp,
                   MPI_Count tcount, uz_datatype *ttype, uz_request **local)
 {
     struct uz_rma_am *am = w->am;
@@ -639,7 +658,7 @@ int uz_rma_am_get(uz_win *w, int target, void *obuf, MPI_Count ocount, uz_dataty
     return send_request(w, target, &h, ttype, NULL, 0);
 }
 
-int uz_rma_am_acc(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_datatype *otype, void *rbuf,
+static int am_acc(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_datatype *otype, void *rbuf,
                   MPI_Count rcount, uz_datatype *rtype, MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype,
                   uz_op *op, int fetch, uz_request **local)
 {
@@ -677,7 +696,7 @@ int uz_rma_am_acc(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_
     return send_tracked_out(am, &am->origin_side, obuf, ocount, otype, target, h.data_tag, NULL, -1, local);
 }
 
-int uz_rma_am_cas(uz_win *w, int target, const void *origin, const void *compare, void *result,
+static int am_cas(uz_win *w, int target, const void *origin, const void *compare, void *result,
                   uz_datatype *dt, MPI_Aint disp, uz_request **local)
 {
     struct uz_rma_am *am = w->am;
@@ -714,7 +733,7 @@ static int pend_list_empty(void *arg)
     return am->origin_side == NULL;
 }
 
-int uz_rma_am_flush_local(uz_win *w)
+static int am_flush_local(uz_win *w)
 {
     if (!w->am)
         return MPI_SUCCESS;
@@ -744,23 +763,23 @@ static int control(uz_win *w, int target, int kind, int lock_type)
     return err ? err : code;
 }
 
-int uz_rma_am_lock(uz_win *w, int target, int lock_type)
+static int am_lock(uz_win *w, int target, int lock_type)
 {
     return control(w, target, AM_LOCK, lock_type);
 }
 
-int uz_rma_am_unlock(uz_win *w, int target, int lock_type)
+static int am_unlock(uz_win *w, int target, int lock_type)
 {
-    int err = uz_rma_am_flush_local(w);
+    int err = am_flush_local(w);
     int err2 = control(w, target, AM_UNLOCK, lock_type);
     return err ? err : err2;
 }
 
-int uz_rma_am_flush(uz_win *w, int target)
+static int am_flush(uz_win *w, int target)
 {
     if (!w->am)
         return MPI_SUCCESS;
-    int err = uz_rma_am_flush_local(w);
+    int err = am_flush_local(w);
     for (int r = target < 0 ? 0 : target; r < (target < 0 ? w->size : target + 1); r++) {
         if (w->am->dirty[r]) {
             int e = control(w, r, AM_FLUSH, 0);
@@ -773,24 +792,24 @@ int uz_rma_am_flush(uz_win *w, int target)
 
 /* ------------------------------------------------- post/start/complete/wait */
 
-int uz_rma_am_post(uz_win *w, int origin)
+static int am_post(uz_win *w, int origin)
 {
     return uz_pt2pt_send(NULL, 0, byte_type(), origin, TAG_POST, &w->comm->p2p, UZ_SEND_STANDARD, NULL);
 }
 
-int uz_rma_am_await_post(uz_win *w, int target)
+static int am_await_post(uz_win *w, int target)
 {
     return uz_pt2pt_recv(NULL, 0, byte_type(), target, TAG_POST, &w->comm->p2p, MPI_STATUS_IGNORE, NULL);
 }
 
-int uz_rma_am_complete(uz_win *w, int target)
+static int am_complete(uz_win *w, int target)
 {
-    int err = uz_rma_am_flush(w, target);
+    int err = am_flush(w, target);
     int err2 = uz_pt2pt_send(NULL, 0, byte_type(), target, TAG_COMPLETE, &w->comm->p2p, UZ_SEND_STANDARD, NULL);
     return err ? err : err2;
 }
 
-int uz_rma_am_await_complete(uz_win *w, int origin, int blocking, int *taken)
+static int am_await_complete(uz_win *w, int origin, int blocking, int *taken)
 {
     *taken = 0;
     if (!blocking) {
@@ -803,5 +822,112 @@ int uz_rma_am_await_complete(uz_win *w, int origin, int blocking, int *taken)
     }
     int err = uz_pt2pt_recv(NULL, 0, byte_type(), origin, TAG_COMPLETE, &w->comm->p2p, MPI_STATUS_IGNORE, NULL);
     *taken = !err;
+    return err;
+}
+
+/* ------------------------------------------------- the locked entry points */
+
+/* The request layer's state is shared with the progress thread (when it
+ * runs) and with other threads of the program: each entry takes the
+ * library lock, as the point-to-point procedures do. */
+
+int uz_rma_am_put(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_datatype *otype,
+                  MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype, uz_request **local)
+{
+    uz_lock();
+    int err = am_put(w, target, obuf, ocount, otype, disp, tcount, ttype, local);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_get(uz_win *w, int target, void *obuf, MPI_Count ocount, uz_datatype *otype, MPI_Aint disp,
+                  MPI_Count tcount, uz_datatype *ttype, uz_request **local)
+{
+    uz_lock();
+    int err = am_get(w, target, obuf, ocount, otype, disp, tcount, ttype, local);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_acc(uz_win *w, int target, const void *obuf, MPI_Count ocount, uz_datatype *otype, void *rbuf,
+                  MPI_Count rcount, uz_datatype *rtype, MPI_Aint disp, MPI_Count tcount, uz_datatype *ttype,
+                  uz_op *op, int fetch, uz_request **local)
+{
+    uz_lock();
+    int err = am_acc(w, target, obuf, ocount, otype, rbuf, rcount, rtype, disp, tcount, ttype, op, fetch, local);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_cas(uz_win *w, int target, const void *origin, const void *compare, void *result,
+                  uz_datatype *dt, MPI_Aint disp, uz_request **local)
+{
+    uz_lock();
+    int err = am_cas(w, target, origin, compare, result, dt, disp, local);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_lock(uz_win *w, int target, int lock_type)
+{
+    uz_lock();
+    int err = am_lock(w, target, lock_type);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_unlock(uz_win *w, int target, int lock_type)
+{
+    uz_lock();
+    int err = am_unlock(w, target, lock_type);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_flush(uz_win *w, int target)
+{
+    uz_lock();
+    int err = am_flush(w, target);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_flush_local(uz_win *w)
+{
+    uz_lock();
+    int err = am_flush_local(w);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_post(uz_win *w, int origin)
+{
+    uz_lock();
+    int err = am_post(w, origin);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_await_post(uz_win *w, int target)
+{
+    uz_lock();
+    int err = am_await_post(w, target);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_complete(uz_win *w, int target)
+{
+    uz_lock();
+    int err = am_complete(w, target);
+    uz_unlock();
+    return err;
+}
+
+int uz_rma_am_await_complete(uz_win *w, int origin, int blocking, int *taken)
+{
+    uz_lock();
+    int err = am_await_complete(w, origin, blocking, taken);
+    uz_unlock();
     return err;
 }

@@ -56,4 +56,9 @@ int uz_rma_am_complete(uz_win *w, int target);
 /* Take one origin's completion: blocking, or just try (returns 1 if taken). */
 int uz_rma_am_await_complete(uz_win *w, int origin, int blocking, int *taken);
 
+/* The progress thread (async_progress.c), counted by the windows that
+ * want it. */
+int uz_rma_async_progress_start(void);
+void uz_rma_async_progress_stop(void);
+
 #endif /* UZ_RMA_RMA_AM_H */

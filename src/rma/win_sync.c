@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "base/errors.h"
+#include "base/lock.h"
 #include "coll/coll.h"
 #include "core/comm_impl.h"
 #include "pt2pt/pt2pt.h"
@@ -27,7 +28,9 @@ void uz_rma_relax(unsigned *spins)
 {
     /* Requests from origins that reach us by messages may be what the
      * others wait for before they let go of what we wait for. */
+    uz_lock();
     uz_progress();
+    uz_unlock();
     /* More ranks than cores is the rule here: whoever we wait for needs
      * our core, so yield early. */
     if (++*spins < 64) {
@@ -64,6 +67,9 @@ int uz_rma_check_access(uz_win *w, int target, const char *fn)
 
 /* ------------------------------------------------------- accumulate lock */
 
+/* Holders only combine (no waiting inside), so waiters spin and yield
+ * without driving progress: this runs inside the progress engine too,
+ * when the target serves a request. */
 void uz_rma_acc_lock(uz_win *w, int target)
 {
     atomic_int *l = &w->peers[target].ctrl->acc_lock;
@@ -72,8 +78,15 @@ void uz_rma_acc_lock(uz_win *w, int target)
         int expect = 0;
         if (atomic_compare_exchange_weak_explicit(l, &expect, 1, memory_order_acquire, memory_order_relaxed))
             return;
-        while (atomic_load_explicit(l, memory_order_relaxed))
-            uz_rma_relax(&spins);
+        while (atomic_load_explicit(l, memory_order_relaxed)) {
+            if (++spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            } else {
+                sched_yield();
+            }
+        }
     }
 }
 
