@@ -206,9 +206,7 @@ def docs(path, version, excl_path, counts_path=None):
     w("process); a module that cannot be loaded without its chapter counts as one module.")
     w("")
     w("\"skipped\" are tests mpi4py itself skips: most because they need NumPy, CuPy,")
-    w("Numba or cffi, need more (or fewer) processes than N, or probe a chapter that")
-    w("Uzura does not implement and skip themselves (one-sided windows: `test_rma`,")
-    w("`test_rma_nb`, most of `test_win`).")
+    w("Numba or cffi, or need more (or fewer) processes than N.")
     w("")
     for k, v in benches.items():
         w(f"`mpiexec -n 4 python -m mpi4py.bench {k}`: {v}.  ")
