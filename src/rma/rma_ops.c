@@ -49,6 +49,18 @@ static void watch_destroy(uz_request *r)
 
 static const struct uz_request_ops watch_ops = { .poll = watch_poll, .destroy = watch_destroy };
 
+/* The request forms are for passive target epochs only (MPI-4.1 §12.3.5). */
+static int passive_only(uz_win *win, int target)
+{
+    if (target == MPI_PROC_NULL || win->ep.lock_all ||
+        (target >= 0 && target < win->size && win->ep.lock_kind[target]))
+        return MPI_SUCCESS;
+    if (target < 0 || target >= win->size)
+        return MPI_SUCCESS;     /* the rank check names the argument */
+    return uz_err_make(MPI_ERR_RMA_SYNC, "request-based operations need a passive target epoch to window rank %d "
+                       "(MPI_Win_lock or MPI_Win_lock_all)", target);
+}
+
 static int with_request(int err, uz_request *local, MPI_Request *request)
 {
     *request = MPI_REQUEST_NULL;
@@ -121,6 +133,11 @@ int uz_mpi_Rput_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *
                   int target_rank, MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype,
                   uz_win *win, MPI_Request *request)
 {
+    int perr = passive_only(win, target_rank);
+    if (perr) {
+        *request = MPI_REQUEST_NULL;
+        return perr;
+    }
     uz_request *local = NULL;
     int err = put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                   target_datatype, win, "MPI_Rput", &local);
@@ -131,6 +148,11 @@ int uz_mpi_Rget_c(void *origin_addr, MPI_Count origin_count, uz_datatype *origin
                   MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win,
                   MPI_Request *request)
 {
+    int perr = passive_only(win, target_rank);
+    if (perr) {
+        *request = MPI_REQUEST_NULL;
+        return perr;
+    }
     uz_request *local = NULL;
     int err = get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                   target_datatype, win, "MPI_Rget", &local);
@@ -225,6 +247,11 @@ int uz_mpi_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, uz_dat
                          int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                          uz_datatype *target_datatype, uz_op *op, uz_win *win, MPI_Request *request)
 {
+    int perr = passive_only(win, target_rank);
+    if (perr) {
+        *request = MPI_REQUEST_NULL;
+        return perr;
+    }
     uz_request *local = NULL;
     int err = accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank, target_disp,
                          target_count, target_datatype, op, win, 0, "MPI_Raccumulate", &local);
@@ -245,6 +272,11 @@ int uz_mpi_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz
                              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                              uz_datatype *target_datatype, uz_op *op, uz_win *win, MPI_Request *request)
 {
+    int perr = passive_only(win, target_rank);
+    if (perr) {
+        *request = MPI_REQUEST_NULL;
+        return perr;
+    }
     uz_request *local = NULL;
     int err = accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                          target_rank, target_disp, target_count, target_datatype, op, win, 1,

@@ -377,6 +377,8 @@ int uz_mpi_Win_shared_query_c(uz_win *win, int rank, MPI_Aint *size, MPI_Aint *d
 int uz_mpi_Win_free(MPI_Win *win)
 {
     uz_win *w = uz_win_get(*win);
+    if (!w)
+        return uz_err_make(MPI_ERR_WIN, "invalid window (argument win)");
     if (w->ep.lock_all || w->ep.nlocks || w->ep.access || w->ep.exposure)
         return uz_err_make(MPI_ERR_RMA_SYNC, "the window is still in an epoch (lock, start or post)");
     /* The others may still be reading or writing our memory: wait for all. */
