@@ -181,8 +181,16 @@ static inline int uz_coll_call(const struct uz_coll_kind *k, const struct uz_col
     return err;
 }
 
-/* MPI_ERR_COUNT naming `what`[i] for the first negative entry. */
-int uz_coll_check_counts(const MPI_Count *c, int n, const char *what);
+/* MPI_ERR_COUNT naming `what`[i] for the first negative entry; in line,
+ * since every v-form call runs it over each array. */
+int uz_coll_bad_count(const MPI_Count *c, int i, const char *what) UZ_COLD;
+static inline int uz_coll_check_counts(const MPI_Count *c, int n, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (UZ_UNLIKELY(c[i] < 0))
+            return uz_coll_bad_count(c, i, what);
+    return MPI_SUCCESS;
+}
 
 /* ------------------------------------------------- argument rules */
 

@@ -95,12 +95,9 @@ MPI_Aint *uz_coll_displs(struct uz_sched *s, int n, struct uz_varray v)
     return varray_copy(s, n, v, 1);
 }
 
-int uz_coll_check_counts(const MPI_Count *c, int n, const char *what)
+int uz_coll_bad_count(const MPI_Count *c, int i, const char *what)
 {
-    for (int i = 0; i < n; i++)
-        if (c[i] < 0)
-            return uz_err_make(MPI_ERR_COUNT, "invalid count %lld in %s[%d]", (long long)c[i], what, i);
-    return MPI_SUCCESS;
+    return uz_err_make(MPI_ERR_COUNT, "invalid count %lld in %s[%d]", (long long)c[i], what, i);
 }
 
 uz_datatype **uz_coll_types(struct uz_sched *s, int n, const MPI_Datatype *h, const char *what, int hold,
