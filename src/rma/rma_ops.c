@@ -210,6 +210,7 @@ static int accumulate(const void *obuf, MPI_Count ocount, uz_datatype *otype, vo
 
     /* The origin's data packed (the kernels work on packed elements). */
     void *in = NULL, *old = NULL;
+    char small[256];            /* fetches of a few elements need no heap */
     if (!no_op) {
         if (uz_dt_is_contig(otype, ocount)) {
             in = (char *)obuf + otype->true_lb;
@@ -219,7 +220,9 @@ static int accumulate(const void *obuf, MPI_Count ocount, uz_datatype *otype, vo
             uz_dt_pack(obuf, ocount, otype, in);
         }
     }
-    if (fetch && !(old = malloc((size_t)bytes ? (size_t)bytes : 1)))
+    if (fetch && (size_t)bytes <= sizeof(small))
+        old = small;
+    else if (fetch && !(old = malloc((size_t)bytes ? (size_t)bytes : 1)))
         err = uz_err_make(MPI_ERR_NO_MEM, "out of memory");
     if (!err) {
         size_t n = bytewise ? (size_t)bytes : (size_t)bytes / (size_t)basic->size;
@@ -231,7 +234,8 @@ static int accumulate(const void *obuf, MPI_Count ocount, uz_datatype *otype, vo
         uz_dt_unpack(rbuf, rcount, rtype, old, (size_t)bytes);
     if (in && in != (char *)obuf + otype->true_lb)
         free(in);
-    free(old);
+    if (old != small)
+        free(old);
     return err;
 }
 

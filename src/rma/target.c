@@ -210,6 +210,15 @@ int uz_rma_combine(const struct uz_rma_target *t, const void *in, void *old, uz_
                    size_t n)
 {
     (void)n;
+    if (t->mapped && uz_dt_is_contig(t->type, t->count)) {
+        /* One run (a predefined type, say): no cursor. */
+        char *where = t->mapped + t->type->true_lb;
+        if (old)
+            memcpy(old, where, t->bytes);
+        if (in)
+            kern(in, where, t->bytes / esz);
+        return MPI_SUCCESS;
+    }
     if (t->mapped) {
         struct uz_dt_cursor c;
         struct iovec iov[64];
