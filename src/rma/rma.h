@@ -58,8 +58,9 @@ struct uz_rma_peer {
     uintptr_t regions;          /* dynamic windows: where it keeps its struct uz_rma_regions */
     int world;                  /* world rank */
     int node;                   /* host */
-    /* On this host: its memory as mapped here (allocate flavours; NULL
-     * for memory reached by cross-memory attach) and its control block. */
+    /* On this host: its memory as mapped here (allocate flavours, and
+     * this rank's own memory; NULL for memory reached by cross-memory
+     * attach or messages) and its control block. */
     char *local_base;
     struct uz_rma_ctrl *ctrl;
     /* Reached by messages (rma_am.h): on another host, or user memory
@@ -122,7 +123,13 @@ typedef struct MPI_ABI_Win {
     char name[MPI_MAX_OBJECT_NAME];
 } uz_win;
 
-uz_win *uz_win_get(MPI_Win h);
+/* A window handle is the object (no predefined windows but MPI_WIN_NULL). */
+static inline uz_win *uz_win_get(MPI_Win h)
+{
+    if (uz_handle_is_predefined(h))
+        return NULL;
+    return uz_object_check(h, UZ_MAGIC_WIN);
+}
 
 static inline MPI_Win uz_win_handle(uz_win *w)
 {
@@ -140,8 +147,13 @@ static inline int uz_rma_is_local(const uz_win *w, int r)
 void uz_rma_win_destroy(uz_win *w);
 
 /* Epoch checks (win_sync.c): may this rank access `target` now?
- * MPI_SUCCESS or MPI_ERR_RMA_SYNC naming `fn`. */
+ * MPI_SUCCESS or MPI_ERR_RMA_SYNC naming `fn`; the common answers in line
+ * first. */
 int uz_rma_check_access(uz_win *w, int target, const char *fn);
+static inline int uz_rma_may_access(const uz_win *w, int target)
+{
+    return w->ep.fence | w->ep.lock_all | (w->ep.lock_kind[target] != 0);
+}
 
 /* Accumulate atomicity (win_sync.c): take and give back a target's
  * accumulate lock. */

@@ -737,6 +737,7 @@ static int am_flush_local(uz_win *w)
 {
     if (!w->am)
         return MPI_SUCCESS;
+    uz_progress();              /* serve others even when nothing of ours is pending */
     uz_progress_wait(pend_list_empty, w->am);
     return MPI_SUCCESS;
 }
@@ -779,6 +780,10 @@ static int am_flush(uz_win *w, int target)
 {
     if (!w->am)
         return MPI_SUCCESS;
+    /* A rank that spins on flushes to itself or to ranks it reaches
+     * directly (a lock word it compares and swaps) must still serve the
+     * ranks that reach it by messages: they may hold what it waits for. */
+    uz_progress();
     int err = am_flush_local(w);
     for (int r = target < 0 ? 0 : target; r < (target < 0 ? w->size : target + 1); r++) {
         if (w->am->dirty[r]) {
@@ -886,6 +891,8 @@ int uz_rma_am_unlock(uz_win *w, int target, int lock_type)
 
 int uz_rma_am_flush(uz_win *w, int target)
 {
+    if (!w->am)
+        return MPI_SUCCESS;        /* no peer by messages: nothing to lock for */
     uz_lock();
     int err = am_flush(w, target);
     uz_unlock();
@@ -894,6 +901,8 @@ int uz_rma_am_flush(uz_win *w, int target)
 
 int uz_rma_am_flush_local(uz_win *w)
 {
+    if (!w->am)
+        return MPI_SUCCESS;        /* no peer by messages: nothing to lock for */
     uz_lock();
     int err = am_flush_local(w);
     uz_unlock();

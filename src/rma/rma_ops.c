@@ -133,13 +133,10 @@ int uz_mpi_Rput_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *
                   int target_rank, MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype,
                   uz_win *win, MPI_Request *request)
 {
-    int perr = passive_only(win, target_rank);
-    if (perr) {
-        *request = MPI_REQUEST_NULL;
-        return perr;
-    }
     uz_request *local = NULL;
-    int err = put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+    int err = passive_only(win, target_rank);
+    if (!err)
+        err = put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                   target_datatype, win, "MPI_Rput", &local);
     return with_request(err, local, request);
 }
@@ -148,13 +145,10 @@ int uz_mpi_Rget_c(void *origin_addr, MPI_Count origin_count, uz_datatype *origin
                   MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win,
                   MPI_Request *request)
 {
-    int perr = passive_only(win, target_rank);
-    if (perr) {
-        *request = MPI_REQUEST_NULL;
-        return perr;
-    }
     uz_request *local = NULL;
-    int err = get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+    int err = passive_only(win, target_rank);
+    if (!err)
+        err = get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                   target_datatype, win, "MPI_Rget", &local);
     return with_request(err, local, request);
 }
@@ -251,13 +245,10 @@ int uz_mpi_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, uz_dat
                          int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                          uz_datatype *target_datatype, uz_op *op, uz_win *win, MPI_Request *request)
 {
-    int perr = passive_only(win, target_rank);
-    if (perr) {
-        *request = MPI_REQUEST_NULL;
-        return perr;
-    }
     uz_request *local = NULL;
-    int err = accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank, target_disp,
+    int err = passive_only(win, target_rank);
+    if (!err)
+        err = accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank, target_disp,
                          target_count, target_datatype, op, win, 0, "MPI_Raccumulate", &local);
     return with_request(err, local, request);
 }
@@ -276,13 +267,10 @@ int uz_mpi_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz
                              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                              uz_datatype *target_datatype, uz_op *op, uz_win *win, MPI_Request *request)
 {
-    int perr = passive_only(win, target_rank);
-    if (perr) {
-        *request = MPI_REQUEST_NULL;
-        return perr;
-    }
     uz_request *local = NULL;
-    int err = accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+    int err = passive_only(win, target_rank);
+    if (!err)
+        err = accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                          target_rank, target_disp, target_count, target_datatype, op, win, 1,
                          "MPI_Rget_accumulate", &local);
     return with_request(err, local, request);

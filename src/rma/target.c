@@ -72,63 +72,55 @@ static int attached(uz_win *w, int target, uintptr_t lo, uintptr_t hi, const cha
 int uz_rma_target(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_datatype *type,
                   MPI_Count origin_bytes, const char *fn, struct uz_rma_target *t)
 {
-    memset(t, 0, sizeof(*t));
-    if (target == MPI_PROC_NULL) {
-        t->none = 1;
-        return MPI_SUCCESS;
-    }
-    if (target < 0 || target >= w->size)
+    t->none = 1;
+    t->am = 0;
+    t->mapped = NULL;
+    if (UZ_UNLIKELY(target < 0 || target >= w->size)) {
+        if (target == MPI_PROC_NULL)
+            return MPI_SUCCESS;
         return uz_err_make(MPI_ERR_RANK, "invalid target_rank %d (the window has %d ranks)", target,
                            w->size);
-    int err = uz_rma_check_access(w, target, fn);
-    if (err)
+    }
+    int err;
+    if (UZ_UNLIKELY(!uz_rma_may_access(w, target)) && (err = uz_rma_check_access(w, target, fn)))
         return err;
-    if (count * type->size != origin_bytes)
+    MPI_Count bytes = count * type->size;
+    if (UZ_UNLIKELY(bytes != origin_bytes))
         return uz_err_make(MPI_ERR_TYPE, "the origin gives %lld bytes for %lld of the target",
-                           (long long)origin_bytes, (long long)(count * type->size));
-    if (disp < 0 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+                           (long long)origin_bytes, (long long)bytes);
+    if (UZ_UNLIKELY(disp < 0) && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
         return uz_err_make(MPI_ERR_DISP, "target_disp %ld is negative", (long)disp);
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    const struct uz_rma_peer *p = &w->peers[target];
     t->win = w;
     t->rank = target;
     t->count = count;
     t->type = type;
-    t->bytes = (size_t)(count * type->size);
-    if (count == 0 || type->size == 0) {
-        t->none = 1;
-        return MPI_SUCCESS;
-    }
+    t->bytes = (size_t)bytes;
+    t->world = p->world;
     MPI_Aint lo, hi;
     footprint(count, type, &lo, &hi);
-    const struct uz_rma_peer *p = &w->peers[target];
-    t->world = p->world;
-    if (p->am) {
-        /* The target checks dynamic ranges itself: its regions are out of
-         * our reach. */
-        t->am = 1;
-        MPI_Aint off = disp * p->disp_unit;
-        if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC && (off + lo < 0 || off + hi > p->size))
-            return uz_err_make(MPI_ERR_RMA_RANGE, "bytes %ld to %ld of window rank %d are outside its %ld bytes",
-                               (long)(off + lo), (long)(off + hi), target, (long)p->size);
-        return MPI_SUCCESS;
-    }
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        /* Where the target is reached by messages it checks the range
+         * itself: its list of regions is out of our reach. */
         uintptr_t a = (uintptr_t)disp;
-        if ((err = attached(w, target, a + (uintptr_t)lo, a + (uintptr_t)hi, fn)))
+        if (!p->am && (err = attached(w, target, a + (uintptr_t)lo, a + (uintptr_t)hi, fn)))
             return err;
         if (target == w->rank)
             t->mapped = (char *)a;
         t->remote = a;
     } else {
         MPI_Aint off = disp * p->disp_unit;
-        if (off + lo < 0 || off + hi > p->size)
+        if (UZ_UNLIKELY(off + lo < 0 || off + hi > p->size))
             return uz_err_make(MPI_ERR_RMA_RANGE, "bytes %ld to %ld of window rank %d are outside its %ld "
                                "bytes", (long)(off + lo), (long)(off + hi), target, (long)p->size);
-        if (target == w->rank)
-            t->mapped = (char *)w->base + off;
-        else if (p->local_base)
+        if (p->local_base)
             t->mapped = p->local_base + off;
         t->remote = p->base + (uintptr_t)off;
     }
+    t->am = p->am;
+    t->none = 0;
     return MPI_SUCCESS;
 }
 

@@ -10,13 +10,6 @@
 #include "core/info.h"
 #include "rma/rma.h"
 
-uz_win *uz_win_get(MPI_Win h)
-{
-    if (uz_handle_is_predefined(h))
-        return NULL;
-    return uz_object_check(h, UZ_MAGIC_WIN);
-}
-
 /* ------------------------------------------------------------ attributes */
 
 /* The predefined attributes: MPI_WIN_BASE is the base address itself; the

@@ -268,6 +268,8 @@ static int win_setup(uz_win *w, void *base, MPI_Aint size, MPI_Aint disp_unit, v
             base = NULL;
         *(void **)baseptr = base;
     }
+    if (w->flavor == MPI_WIN_FLAVOR_CREATE)
+        w->peers[w->rank].local_base = base;
     w->base = base;
     w->win_size = size;
     w->disp_unit = disp_unit;

@@ -453,5 +453,7 @@ int uz_mpi_Win_flush_local_all(uz_win *win)
 int uz_mpi_Win_sync(uz_win *win)
 {
     full_barrier();
-    return MPI_SUCCESS;
+    /* Programs poll memory with MPI_Win_sync in a loop: serve requests
+     * from ranks reached by messages meanwhile. */
+    return uz_rma_am_flush_local(win);
 }
