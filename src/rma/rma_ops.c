@@ -185,10 +185,14 @@ static int accumulate(const void *obuf, MPI_Count ocount, uz_datatype *otype, vo
     const uz_datatype *basic = NULL;
     uz_op_kernel kern = NULL;
     int bytewise = 0, no_op = uz_op_get(MPI_NO_OP) == op;
-    int err = acc_kernel(op, no_op ? NULL : otype, ttype, fn, &basic, &kern, &bytewise);
+    MPI_Count bytes = tcount * ttype->size;
+    /* Nothing to combine: nothing to check the operation against (mpi4py
+     * accumulates zero MPI_BYTEs with MPI_SUM, as MPICH takes). */
+    int err = bytes == 0 && (no_op || ocount * otype->size == 0)
+                  ? MPI_SUCCESS
+                  : acc_kernel(op, no_op ? NULL : otype, ttype, fn, &basic, &kern, &bytewise);
     if (err)
         return err;
-    MPI_Count bytes = tcount * ttype->size;
     if (!no_op && ocount * otype->size != bytes)
         return uz_err_make(MPI_ERR_TYPE, "the origin gives %lld bytes for %lld of the target",
                            (long long)(ocount * otype->size), (long long)bytes);

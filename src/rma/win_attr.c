@@ -82,8 +82,10 @@ int uz_mpi_Win_set_name(uz_win *win, const char *win_name)
 
 int uz_mpi_Win_get_name(uz_win *win, char *win_name, int *resultlen)
 {
-    size_t n = strlen(win->name);
-    memcpy(win_name, win->name, n + 1);
+    /* win is NULL for MPI_WIN_NULL, whose name is the constant's. */
+    const char *name = win ? win->name : "MPI_WIN_NULL";
+    size_t n = strlen(name);
+    memcpy(win_name, name, n + 1);
     *resultlen = (int)n;
     return MPI_SUCCESS;
 }

@@ -342,15 +342,16 @@ int uz_mpi_Win_create_dynamic(uz_info *info, uz_comm *comm, MPI_Win *win)
     return make(MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, NULL, win);
 }
 
+/* Any flavour (MPI-4.1 §12.2.3): the memory of `rank` where this rank can
+ * load and store it (the host segment of the allocate flavours, its own
+ * memory), else size 0 and NULL. */
 int uz_mpi_Win_shared_query_c(uz_win *win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
 {
-    if (win->flavor != MPI_WIN_FLAVOR_SHARED && win->flavor != MPI_WIN_FLAVOR_ALLOCATE)
-        return uz_err_make(MPI_ERR_RMA_FLAVOR, "the window was not made by MPI_Win_allocate_shared "
-                           "or MPI_Win_allocate");
     if (rank == MPI_PROC_NULL) {
-        /* The first rank with memory. */
+        /* The lowest rank with memory (answered below as any rank is:
+         * size 0 where we cannot reach it). */
         for (int r = 0; r < win->size; r++) {
-            if (win->peers[r].size > 0 && uz_rma_is_local(win, r)) {
+            if (win->peers[r].size > 0) {
                 rank = r;
                 break;
             }
@@ -364,15 +365,11 @@ int uz_mpi_Win_shared_query_c(uz_win *win, int rank, MPI_Aint *size, MPI_Aint *d
     }
     if (rank < 0 || rank >= win->size)
         return uz_err_make(MPI_ERR_RANK, "invalid rank %d (the window has %d)", rank, win->size);
-    if (!uz_rma_is_local(win, rank) || !win->peers[rank].local_base) {
-        *size = 0;
-        *disp_unit = win->peers[rank].disp_unit;
-        *(void **)baseptr = NULL;
-        return MPI_SUCCESS;
-    }
-    *size = win->peers[rank].size;
-    *disp_unit = win->peers[rank].disp_unit;
-    *(void **)baseptr = win->peers[rank].size ? win->peers[rank].local_base : NULL;
+    const struct uz_rma_peer *p = &win->peers[rank];
+    int reachable = p->local_base && p->size > 0 && win->flavor != MPI_WIN_FLAVOR_DYNAMIC;
+    *size = reachable ? p->size : 0;
+    *disp_unit = p->disp_unit;
+    *(void **)baseptr = reachable ? p->local_base : NULL;
     return MPI_SUCCESS;
 }
 

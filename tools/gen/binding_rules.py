@@ -74,11 +74,13 @@ def errhandler_null_allowed(proc, param) -> bool:
 # Handle arguments that may be the null handle, which reaches the
 # implementation as a NULL object, and the null handle's name.
 NULL_HANDLE_NAMES = {"INFO": "MPI_INFO_NULL", "ERRHANDLER": "MPI_ERRHANDLER_NULL",
-                     "COMMUNICATOR": "MPI_COMM_NULL", "DATATYPE": "MPI_DATATYPE_NULL"}
+                     "COMMUNICATOR": "MPI_COMM_NULL", "DATATYPE": "MPI_DATATYPE_NULL",
+                     "WINDOW": "MPI_WIN_NULL"}
 
 # Name queries answer for the null handle too (its name is the constant's,
 # as MPICH and Open MPI do and mpi4py's tests expect).
-NAME_OF_NULL = {("MPI_Comm_get_name", "comm"), ("MPI_Type_get_name", "datatype")}
+NAME_OF_NULL = {("MPI_Comm_get_name", "comm"), ("MPI_Type_get_name", "datatype"),
+                ("MPI_Win_get_name", "win")}
 
 
 def handle_null_allowed(proc, param) -> bool:

@@ -1079,7 +1079,7 @@ UZ_EXPORT int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
     win_obj = uz_win_get(win);
-    if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
+    if ((uz_rc = win == MPI_WIN_NULL ? MPI_SUCCESS : uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
     if ((uz_rc = uz_check_pointer(win_name, "win_name")))
         goto fail;
