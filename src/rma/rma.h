@@ -118,6 +118,9 @@ typedef struct MPI_ABI_Win {
     struct MPI_ABI_Info *info;
     struct uz_rma_epoch ep;
     struct uz_rma_am *am;       /* serving and sending requests as messages, or NULL */
+    /* The last (operation, datatype) of MPI_Fetch_and_op and its kernel. */
+    const void *fop_op, *fop_dt;
+    void (*fop_kern)(const void *in, void *inout, size_t n);
     uz_errhandler *errhandler;
     struct uz_attr_list *attrs;
     char name[MPI_MAX_OBJECT_NAME];

@@ -280,11 +280,42 @@ int uz_mpi_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz
     return with_request(err, local, request);
 }
 
+/* The kernel of (op, dt) for single-element fetch-and-op, remembered per
+ * window: programs repeat one pair (a counter, a ticket) millions of times. */
+static uz_op_kernel fop_kernel(uz_win *win, uz_op *op, uz_datatype *dt)
+{
+    if (win->fop_op == op && win->fop_dt == dt)
+        return win->fop_kern;
+    const uz_datatype *basic;
+    uz_op_kernel kern = NULL;
+    int bytewise = 0;
+    if (acc_kernel(op, dt, dt, "MPI_Fetch_and_op", &basic, &kern, &bytewise) || bytewise)
+        return NULL;            /* the general path reports it, or handles bytewise ops */
+    win->fop_op = op;
+    win->fop_dt = dt;
+    win->fop_kern = kern;
+    return kern;
+}
+
 int uz_mpi_Fetch_and_op(const void *origin_addr, void *result_addr, uz_datatype *datatype, int target_rank,
                         MPI_Aint target_disp, uz_op *op, uz_win *win)
 {
     if (datatype->obj.builtin == 0 || !uz_dt_homogeneous_basic(datatype))
-        return uz_err_make(MPI_ERR_TYPE, "MPI_Fetch_and_op: the datatype must be a predefined one");
+        return uz_err_make(MPI_ERR_TYPE, "the datatype must be a predefined one");
+    /* One element of mapped memory: no packing, no cursor. */
+    uz_op_kernel kern;
+    struct uz_rma_target t;
+    if (uz_dt_is_contig(datatype, 1) && (kern = fop_kernel(win, op, datatype)) &&
+        !uz_rma_target(win, target_rank, target_disp, 1, datatype, datatype->size, "MPI_Fetch_and_op", &t) &&
+        !t.none && t.mapped && !t.am) {
+        char *where = t.mapped + datatype->true_lb;
+        size_t size = (size_t)datatype->size;
+        uz_rma_acc_lock(win, target_rank);
+        memcpy((char *)result_addr + datatype->true_lb, where, size);
+        kern((const char *)origin_addr + datatype->true_lb, where, 1);
+        uz_rma_acc_unlock(win, target_rank);
+        return MPI_SUCCESS;
+    }
     return accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
                       op, win, 1, "MPI_Fetch_and_op", NULL);
 }
