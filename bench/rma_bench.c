@@ -26,6 +26,9 @@
  *                     together;
  *   fop_rate          millions of MPI_Fetch_and_op (one long, MPI_SUM) per
  *                     second, in bursts of 32; one row, "8".
+ *   memcpy_bw         the machine's ceiling for put_bw and get_bw: MB/s of
+ *                     bursts of 32 memcpy calls of `bytes` between two
+ *                     buffers of the origin, timed the same way.
  *
  * The completion is the synchronisation:
  *
@@ -53,6 +56,7 @@ enum { REPS = 5, BURST = 32 };
 static int rank, size, use_lock, burst;
 static const char *test;
 static char *obuf;          /* origin buffer (put/acc source, get destination) */
+static char *cbuf;          /* memcpy_bw's destination */
 static long *fop_res;       /* fetch_and_op results, one per operation of a burst */
 static MPI_Win win;
 
@@ -68,6 +72,10 @@ static void ops(size_t bytes)
             MPI_Get(obuf, b, MPI_BYTE, 1, 0, b, MPI_BYTE, win);
         else if (!strncmp(test, "acc", 3))
             MPI_Accumulate(obuf, n, MPI_DOUBLE, 1, 0, n, MPI_DOUBLE, MPI_SUM, win);
+        else if (!strncmp(test, "memcpy", 6)) {
+            memcpy(cbuf, obuf, bytes);
+            __asm__ __volatile__("" ::: "memory");      /* keep every copy */
+        }
         else
             MPI_Fetch_and_op(&one, &fop_res[i], MPI_LONG, 1, 0, MPI_SUM, win);
     }
@@ -135,13 +143,13 @@ int main(int argc, char **argv)
     test = argc > 1 ? argv[1] : "put_lat";
     const char *sync = argc > 2 ? argv[2] : "fence";
     static const char *const tests[] = {"put_lat", "get_lat", "acc_lat", "put_bw",
-                                        "get_bw",  "acc_bw",  "fop_rate"};
+                                        "get_bw",  "acc_bw",  "fop_rate", "memcpy_bw"};
     int known = 0;
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
         known |= !strcmp(test, tests[i]);
     if (!known || (strcmp(sync, "fence") && strcmp(sync, "lock")) || size < 2) {
         if (rank == 0)
-            fprintf(stderr, "usage: rma_bench put_lat|get_lat|acc_lat|put_bw|get_bw|acc_bw|fop_rate "
+            fprintf(stderr, "usage: rma_bench put_lat|get_lat|acc_lat|put_bw|get_bw|acc_bw|fop_rate|memcpy_bw "
                             "fence|lock [min_bytes max_bytes]  (2 ranks)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -158,6 +166,7 @@ int main(int argc, char **argv)
     MPI_Win_allocate((MPI_Aint)(hi < 8 ? 8 : hi), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     memset(base, 0, hi < 8 ? 8 : hi);
     obuf = calloc(hi + 8, 1);
+    cbuf = calloc(hi + 8, 1);
     fop_res = calloc(BURST, sizeof(long));
     if (rank == 0) {
         const char *what = lat ? "microseconds per operation" : fop ? "million operations per second"
@@ -183,6 +192,7 @@ int main(int argc, char **argv)
     }
     MPI_Win_free(&win);
     free(obuf);
+    free(cbuf);
     free(fop_res);
     MPI_Finalize();
     return 0;
