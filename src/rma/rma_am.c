@@ -214,16 +214,8 @@ static int is_done(uz_request *r)
 static char *target_addr(uz_win *w, const struct am_hdr *h, uz_datatype *type, int *err)
 {
     struct uz_rma_target t;
-    *err = MPI_SUCCESS;
-    /* The origin checked the epoch; check the range and find the memory
-     * as a local origin would (uz_rma_target on ourselves). */
-    uint8_t fence = w->ep.fence;
-    w->ep.fence = 1;
-    *err = uz_rma_target(w, w->rank, (MPI_Aint)h->disp, h->count, type, h->bytes, "one-sided request", &t);
-    w->ep.fence = fence;
-    if (*err)
-        return NULL;
-    return t.mapped;
+    *err = uz_rma_target_served(w, (MPI_Aint)h->disp, h->count, type, &t);
+    return *err ? NULL : t.mapped;
 }
 
 static void note_error(struct uz_rma_am *am, int origin, int err)

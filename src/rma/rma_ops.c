@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/lock.h"
 #include "coll/op_kernels.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/pt2pt.h"
@@ -61,18 +62,23 @@ static int passive_only(uz_win *win, int target)
                        "(MPI_Win_lock or MPI_Win_lock_all)", target);
 }
 
+/* Requests and the progress engine's list are the request layer's, shared
+ * with a progress thread or other threads: under the library lock. */
 static int with_request(int err, uz_request *local, MPI_Request *request)
 {
     *request = MPI_REQUEST_NULL;
+    uz_lock();
     if (err) {
         if (local)
             uz_request_release(local);
+        uz_unlock();
         return err;
     }
     uz_request *r = uz_request_new(local ? UZ_REQ_OTHER : UZ_REQ_SEND);
     if (!r) {
         if (local)
             uz_request_release(local);
+        uz_unlock();
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
     }
     uz_status_set_empty(&r->status);
@@ -85,6 +91,7 @@ static int with_request(int err, uz_request *local, MPI_Request *request)
         r->phase = UZ_SEND_DONE;
         atomic_store_explicit(&r->complete, 1, memory_order_relaxed);
     }
+    uz_unlock();
     *request = uz_request_handle(r);
     return MPI_SUCCESS;
 }

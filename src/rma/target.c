@@ -69,8 +69,8 @@ static int attached(uz_win *w, int target, uintptr_t lo, uintptr_t hi, const cha
                        "attached", (unsigned long)lo, (unsigned long)hi, target);
 }
 
-int uz_rma_target(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_datatype *type,
-                  MPI_Count origin_bytes, const char *fn, struct uz_rma_target *t)
+static inline int resolve(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_datatype *type,
+                          MPI_Count origin_bytes, const char *fn, struct uz_rma_target *t, int check_epoch)
 {
     t->none = 1;
     t->am = 0;
@@ -82,7 +82,7 @@ int uz_rma_target(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_data
                            w->size);
     }
     int err;
-    if (UZ_UNLIKELY(!uz_rma_may_access(w, target)) && (err = uz_rma_check_access(w, target, fn)))
+    if (check_epoch && UZ_UNLIKELY(!uz_rma_may_access(w, target)) && (err = uz_rma_check_access(w, target, fn)))
         return err;
     MPI_Count bytes = count * type->size;
     if (UZ_UNLIKELY(bytes != origin_bytes))
@@ -122,6 +122,17 @@ int uz_rma_target(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_data
     t->am = p->am;
     t->none = 0;
     return MPI_SUCCESS;
+}
+
+int uz_rma_target(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_datatype *type,
+                  MPI_Count origin_bytes, const char *fn, struct uz_rma_target *t)
+{
+    return resolve(w, target, disp, count, type, origin_bytes, fn, t, 1);
+}
+
+int uz_rma_target_served(uz_win *w, MPI_Aint disp, MPI_Count count, uz_datatype *type, struct uz_rma_target *t)
+{
+    return resolve(w, w->rank, disp, count, type, count * type->size, "one-sided request", t, 0);
 }
 
 /* ------------------------------------------------------------- the moves */

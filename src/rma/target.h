@@ -31,6 +31,12 @@ struct uz_rma_target {
 int uz_rma_target(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_datatype *type,
                   MPI_Count origin_bytes, const char *fn, struct uz_rma_target *t);
 
+/* The same for a request this rank serves for an origin that reaches it
+ * by messages (rma_am.c): its own memory, the origin having checked the
+ * epoch; no window state is touched, since a progress thread may serve
+ * while the program uses the window. */
+int uz_rma_target_served(uz_win *w, MPI_Aint disp, MPI_Count count, uz_datatype *type, struct uz_rma_target *t);
+
 /* Put (obuf, ocount, otype) into the target (is_put) or get it from there. */
 int uz_rma_move(const struct uz_rma_target *t, void *obuf, MPI_Count ocount, uz_datatype *otype, int is_put);
 
