@@ -270,7 +270,7 @@ static void apply_acc(struct uz_rma_am *am, int origin, const struct am_hdr *h, 
                                    .bytes = (size_t)h->bytes };
         uz_rma_acc_lock(w, w->rank);
         err = uz_rma_combine(&t, uz_op_get(MPI_NO_OP) == op ? NULL : data, old, kern,
-                             bytewise ? 1 : (size_t)basic->size, 0);
+                             bytewise ? 1 : (size_t)basic->size);
         uz_rma_acc_unlock(w, w->rank);
     }
     note_error(am, origin, err);

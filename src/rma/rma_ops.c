@@ -230,9 +230,8 @@ static int accumulate(const void *obuf, MPI_Count ocount, uz_datatype *otype, vo
     else if (fetch && !(old = malloc((size_t)bytes ? (size_t)bytes : 1)))
         err = uz_err_make(MPI_ERR_NO_MEM, "out of memory");
     if (!err) {
-        size_t n = bytewise ? (size_t)bytes : (size_t)bytes / (size_t)basic->size;
         uz_rma_acc_lock(win, target);
-        err = uz_rma_combine(&t, no_op ? NULL : in, old, kern, bytewise ? 1 : (size_t)basic->size, n);
+        err = uz_rma_combine(&t, no_op ? NULL : in, old, kern, bytewise ? 1 : (size_t)basic->size);
         uz_rma_acc_unlock(win, target);
     }
     if (!err && fetch)

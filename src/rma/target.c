@@ -209,10 +209,8 @@ int uz_rma_move(const struct uz_rma_target *t, void *obuf, MPI_Count ocount, uz_
     return err;
 }
 
-int uz_rma_combine(const struct uz_rma_target *t, const void *in, void *old, uz_op_kernel kern, size_t esz,
-                   size_t n)
+int uz_rma_combine(const struct uz_rma_target *t, const void *in, void *old, uz_op_kernel kern, size_t esz)
 {
-    (void)n;
     if (t->mapped && uz_dt_is_contig(t->type, t->count)) {
         /* One run (a predefined type, say): no cursor. */
         char *where = t->mapped + t->type->true_lb;

@@ -42,9 +42,8 @@ int uz_rma_move(const struct uz_rma_target *t, void *obuf, MPI_Count ocount, uz_
 
 /* With the target's accumulate lock held: copy its packed elements to
  * `old` (when not NULL), then combine `in` (when not NULL) into them with
- * kern; n elements of esz bytes. */
-int uz_rma_combine(const struct uz_rma_target *t, const void *in, void *old, uz_op_kernel kern, size_t esz,
-                   size_t n);
+ * kern, element by element (esz bytes each). */
+int uz_rma_combine(const struct uz_rma_target *t, const void *in, void *old, uz_op_kernel kern, size_t esz);
 
 /* With the target's accumulate lock held: result = target; target = origin
  * where it equalled compare.  One element of `size` bytes. */
