@@ -118,9 +118,12 @@ typedef struct MPI_ABI_Win {
     struct MPI_ABI_Info *info;
     struct uz_rma_epoch ep;
     struct uz_rma_am *am;       /* serving and sending requests as messages, or NULL */
-    /* The last (operation, datatype) of MPI_Fetch_and_op and its kernel. */
-    const void *fop_op, *fop_dt;
-    void (*fop_kern)(const void *in, void *inout, size_t n);
+    /* The last (operation, predefined datatype) of an accumulate or
+     * fetch-and-op on mapped memory, its kernel and the kernel's element
+     * size (1 for the bytewise kernels). */
+    const void *acc_op, *acc_dt;
+    void (*acc_kern)(const void *in, void *inout, size_t n);
+    size_t acc_esz;
     uz_errhandler *errhandler;
     struct uz_attr_list *attrs;
     char name[MPI_MAX_OBJECT_NAME];
@@ -158,10 +161,23 @@ static inline int uz_rma_may_access(const uz_win *w, int target)
     return w->ep.fence | w->ep.lock_all | (w->ep.lock_kind[target] != 0);
 }
 
-/* Accumulate atomicity (win_sync.c): take and give back a target's
- * accumulate lock. */
-void uz_rma_acc_lock(uz_win *w, int target);
-void uz_rma_acc_unlock(uz_win *w, int target);
+/* Accumulate atomicity: take and give back a target's accumulate lock.
+ * Uncontended it is one compare-and-swap in line; the wait (win_sync.c)
+ * spins and yields. */
+void uz_rma_acc_lock_wait(uz_win *w, int target);
+static inline void uz_rma_acc_lock(uz_win *w, int target)
+{
+    int expect = 0;
+    if (UZ_LIKELY(atomic_compare_exchange_strong_explicit(&w->peers[target].ctrl->acc_lock, &expect, 1,
+                                                          memory_order_acquire, memory_order_relaxed)))
+        return;
+    uz_rma_acc_lock_wait(w, target);
+}
+
+static inline void uz_rma_acc_unlock(uz_win *w, int target)
+{
+    atomic_store_explicit(&w->peers[target].ctrl->acc_lock, 0, memory_order_release);
+}
 
 /* Spin politely: poll, then yield (more ranks than cores is the rule here). */
 void uz_rma_relax(unsigned *spins);

@@ -122,9 +122,26 @@ static int get(void *obuf, MPI_Count ocount, uz_datatype *otype, int target, MPI
     return uz_rma_move(&t, obuf, ocount, otype, 0);
 }
 
+/* The common put or get in line: one datatype on both sides, contiguous,
+ * memory mapped here.  Where the target's bytes are, or NULL. */
+static inline char *same_type_mapped(MPI_Count ocount, uz_datatype *otype, int target, MPI_Aint disp,
+                                     MPI_Count tcount, uz_datatype *ttype, uz_win *win)
+{
+    if (otype != ttype || ocount != tcount || !uz_dt_is_contig(ttype, tcount))
+        return NULL;
+    return uz_rma_mapped_run(win, target, disp, ttype->true_lb, tcount * ttype->size);
+}
+
 int uz_mpi_Put_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank,
                  MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win)
 {
+    char *where = same_type_mapped(origin_count, origin_datatype, target_rank, target_disp, target_count,
+                                   target_datatype, win);
+    if (where) {
+        memmove(where, (const char *)origin_addr + origin_datatype->true_lb,
+                (size_t)(origin_count * origin_datatype->size));
+        return MPI_SUCCESS;
+    }
     return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                target_datatype, win, "MPI_Put", NULL);
 }
@@ -132,6 +149,13 @@ int uz_mpi_Put_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *o
 int uz_mpi_Get_c(void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank,
                  MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win)
 {
+    char *where = same_type_mapped(origin_count, origin_datatype, target_rank, target_disp, target_count,
+                                   target_datatype, win);
+    if (where) {
+        memmove((char *)origin_addr + origin_datatype->true_lb, where,
+                (size_t)(origin_count * origin_datatype->size));
+        return MPI_SUCCESS;
+    }
     return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                target_datatype, win, "MPI_Get", NULL);
 }
@@ -181,6 +205,51 @@ static int acc_kernel(uz_op *op, uz_datatype *otype, uz_datatype *ttype, const c
                            op->name ? op->name : "the operation");
     *basic = tb;
     return MPI_SUCCESS;
+}
+
+/* The kernel of (op, dt) on a predefined datatype, remembered per window:
+ * programs repeat one pair (a counter, a ticket, a sum of doubles) millions
+ * of times.  NULL sends the caller to the general path, which reports what
+ * is wrong. */
+static uz_op_kernel cached_kernel(uz_win *win, uz_op *op, uz_datatype *dt, size_t *esz)
+{
+    if (win->acc_op == op && win->acc_dt == dt) {
+        *esz = win->acc_esz;
+        return win->acc_kern;
+    }
+    const uz_datatype *basic;
+    uz_op_kernel kern = NULL;
+    int bytewise = 0;
+    if (!dt->obj.builtin || acc_kernel(op, dt, dt, "MPI_Accumulate", &basic, &kern, &bytewise))
+        return NULL;
+    win->acc_op = op;
+    win->acc_dt = dt;
+    win->acc_kern = kern;
+    win->acc_esz = *esz = bytewise ? 1 : (size_t)basic->size;
+    return kern;
+}
+
+/* The common accumulate in line: one predefined datatype on both sides,
+ * contiguous, into memory mapped here.  1 when done, 0 for the general
+ * path. */
+static UZ_ALWAYS_INLINE int acc_mapped(const void *obuf, void *rbuf, MPI_Count count, uz_datatype *type, int target,
+                             MPI_Aint disp, uz_op *op, uz_win *win)
+{
+    MPI_Count bytes = count * type->size;
+    size_t esz;
+    uz_op_kernel kern;
+    char *where;
+    if (!uz_dt_is_contig(type, count) || !(kern = cached_kernel(win, op, type, &esz)) ||
+        !(where = uz_rma_mapped_run(win, target, disp, type->true_lb, bytes)))
+        return 0;
+    uz_rma_acc_lock(win, target);
+    if (rbuf && bytes == 8)
+        memcpy((char *)rbuf + type->true_lb, where, 8);    /* the usual counter, in line */
+    else if (rbuf)
+        memcpy((char *)rbuf + type->true_lb, where, (size_t)bytes);
+    kern((const char *)obuf + type->true_lb, where, (size_t)bytes / esz);
+    uz_rma_acc_unlock(win, target);
+    return 1;
 }
 
 /* Accumulate (fetch: the target's data before the operation goes to
@@ -247,6 +316,9 @@ int uz_mpi_Accumulate_c(const void *origin_addr, MPI_Count origin_count, uz_data
                         int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                         uz_datatype *target_datatype, uz_op *op, uz_win *win)
 {
+    if (origin_datatype == target_datatype && origin_count == target_count &&
+        acc_mapped(origin_addr, NULL, origin_count, origin_datatype, target_rank, target_disp, op, win))
+        return MPI_SUCCESS;
     return accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank, target_disp,
                       target_count, target_datatype, op, win, 0, "MPI_Accumulate", NULL);
 }
@@ -268,6 +340,10 @@ int uz_mpi_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz_
                             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                             uz_datatype *target_datatype, uz_op *op, uz_win *win)
 {
+    if (origin_datatype == target_datatype && result_datatype == target_datatype && origin_count == target_count &&
+        result_count == target_count && op != uz_op_get(MPI_NO_OP) &&
+        acc_mapped(origin_addr, result_addr, origin_count, origin_datatype, target_rank, target_disp, op, win))
+        return MPI_SUCCESS;
     return accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                       target_rank, target_disp, target_count, target_datatype, op, win, 1, "MPI_Get_accumulate", NULL);
 }
@@ -286,42 +362,17 @@ int uz_mpi_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, uz
     return with_request(err, local, request);
 }
 
-/* The kernel of (op, dt) for single-element fetch-and-op, remembered per
- * window: programs repeat one pair (a counter, a ticket) millions of times. */
-static uz_op_kernel fop_kernel(uz_win *win, uz_op *op, uz_datatype *dt)
-{
-    if (win->fop_op == op && win->fop_dt == dt)
-        return win->fop_kern;
-    const uz_datatype *basic;
-    uz_op_kernel kern = NULL;
-    int bytewise = 0;
-    if (acc_kernel(op, dt, dt, "MPI_Fetch_and_op", &basic, &kern, &bytewise) || bytewise)
-        return NULL;            /* the general path reports it, or handles bytewise ops */
-    win->fop_op = op;
-    win->fop_dt = dt;
-    win->fop_kern = kern;
-    return kern;
-}
-
 int uz_mpi_Fetch_and_op(const void *origin_addr, void *result_addr, uz_datatype *datatype, int target_rank,
                         MPI_Aint target_disp, uz_op *op, uz_win *win)
 {
+    /* One element of mapped memory: no packing, no cursor (the cached
+     * kernel vouches for the datatype).  MPI_NO_OP has no origin data to
+     * read: the general path. */
+    if (op != uz_op_get(MPI_NO_OP) &&
+        acc_mapped(origin_addr, result_addr, 1, datatype, target_rank, target_disp, op, win))
+        return MPI_SUCCESS;
     if (datatype->obj.builtin == 0 || !uz_dt_homogeneous_basic(datatype))
         return uz_err_make(MPI_ERR_TYPE, "the datatype must be a predefined one");
-    /* One element of mapped memory: no packing, no cursor. */
-    uz_op_kernel kern;
-    struct uz_rma_target t;
-    if (uz_dt_is_contig(datatype, 1) && (kern = fop_kernel(win, op, datatype)) &&
-        !uz_rma_target(win, target_rank, target_disp, 1, datatype, datatype->size, "MPI_Fetch_and_op", &t) &&
-        !t.none && t.mapped && !t.am) {
-        char *where = t.mapped + datatype->true_lb;
-        size_t size = (size_t)datatype->size;
-        uz_rma_acc_lock(win, target_rank);
-        memcpy((char *)result_addr + datatype->true_lb, where, size);
-        kern((const char *)origin_addr + datatype->true_lb, where, 1);
-        uz_rma_acc_unlock(win, target_rank);
-        return MPI_SUCCESS;
-    }
     return accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
                       op, win, 1, "MPI_Fetch_and_op", NULL);
 }

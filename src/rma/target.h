@@ -37,6 +37,24 @@ int uz_rma_target(uz_win *w, int target, MPI_Aint disp, MPI_Count count, uz_data
  * while the program uses the window. */
 int uz_rma_target_served(uz_win *w, MPI_Aint disp, MPI_Count count, uz_datatype *type, struct uz_rma_target *t);
 
+/* The common case in line: `bytes` in one run starting `lo` bytes past
+ * displacement `disp` of a target whose memory is mapped here, inside an
+ * epoch that allows access and inside the window.  Where the run lands, or
+ * NULL for the general path (uz_rma_target), which names every error. */
+static inline char *uz_rma_mapped_run(const uz_win *w, int target, MPI_Aint disp, MPI_Aint lo, MPI_Count bytes)
+{
+    if ((unsigned)target >= (unsigned)w->size || !uz_rma_may_access(w, target))
+        return NULL;
+    const struct uz_rma_peer *p = &w->peers[target];
+    MPI_Aint off;
+    if (!p->local_base || p->am || disp < 0 || __builtin_mul_overflow(disp, p->disp_unit, &off))
+        return NULL;
+    off += lo;
+    if (off < 0 || off > p->size || bytes > p->size - off)
+        return NULL;
+    return p->local_base + off;
+}
+
 /* Put (obuf, ocount, otype) into the target (is_put) or get it from there. */
 int uz_rma_move(const struct uz_rma_target *t, void *obuf, MPI_Count ocount, uz_datatype *otype, int is_put);
 

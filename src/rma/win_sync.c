@@ -70,7 +70,7 @@ int uz_rma_check_access(uz_win *w, int target, const char *fn)
 /* Holders only combine (no waiting inside), so waiters spin and yield
  * without driving progress: this runs inside the progress engine too,
  * when the target serves a request. */
-void uz_rma_acc_lock(uz_win *w, int target)
+void uz_rma_acc_lock_wait(uz_win *w, int target)
 {
     atomic_int *l = &w->peers[target].ctrl->acc_lock;
     unsigned spins = 0;
@@ -88,11 +88,6 @@ void uz_rma_acc_lock(uz_win *w, int target)
             }
         }
     }
-}
-
-void uz_rma_acc_unlock(uz_win *w, int target)
-{
-    atomic_store_explicit(&w->peers[target].ctrl->acc_lock, 0, memory_order_release);
 }
 
 /* ----------------------------------------------------------------- fence */
