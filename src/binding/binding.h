@@ -22,13 +22,13 @@
 #include "core/group.h"
 #include "core/info.h"
 #include "datatype/datatype.h"
+#include "io/io.h"
 #include "rma/rma.h"
 
 /* Object kinds whose layers are not written yet still need a name. */
 typedef struct MPI_ABI_Request uz_request;
 typedef struct MPI_ABI_Message uz_message;
 
-uz_file *uz_file_get(MPI_File h);
 uz_session *uz_session_get(MPI_Session h);
 uz_request *uz_request_get(MPI_Request h);
 

@@ -8,6 +8,7 @@
 #include "core/comm.h"
 #include "core/errhandler.h"
 #include "core/error_raise.h"
+#include "io/io.h"
 #include "rma/rma.h"
 
 uz_errhandler uz_errhandler_fatal = {
@@ -130,6 +131,29 @@ int uz_err_raise_win(const char *fn, uz_win *win, int code)
     return code;
 }
 
+/* Files' errors go to the file's handler; a file that has none, and
+ * errors of MPI_File_open and MPI_File_delete (no file yet), go to the
+ * handler of MPI_FILE_NULL, MPI_ERRORS_RETURN until the program sets
+ * another (MPI-4.1 §9.3, §14.7). */
+static uz_errhandler *file_default = &uz_errhandler_return;
+
+uz_errhandler *uz_io_default_errhandler(void)
+{
+    return file_default;
+}
+
+int uz_err_raise_file(const char *fn, uz_file *file, int code)
+{
+    uz_err_set_function(code, fn);
+    uz_errhandler *eh = file && file->errhandler ? file->errhandler : file_default;
+    if (run_predefined(eh, code, fn)) {
+        MPI_File handle = file ? uz_file_handle(file) : MPI_FILE_NULL;
+        int user_code = code;
+        eh->fn.file(&handle, &user_code);
+    }
+    return code;
+}
+
 /* --------------------------------------------------- MPI procedures */
 
 int uz_mpi_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
@@ -224,5 +248,48 @@ int uz_mpi_Win_get_errhandler(uz_win *win, MPI_Errhandler *errhandler)
 int uz_mpi_Win_call_errhandler(uz_win *win, int errorcode)
 {
     uz_err_raise_win("MPI_Win_call_errhandler", win, errorcode);
+    return MPI_SUCCESS;
+}
+
+/* -------------------------------------------------------------- files */
+
+int uz_mpi_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    if (file_errhandler_fn == NULL)
+        return uz_err_make(MPI_ERR_ARG, "invalid argument: file_errhandler_fn is NULL");
+    uz_errhandler *eh = errhandler_new(UZ_ERRHANDLER_FOR_FILE);
+    if (!eh)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating an error handler");
+    eh->fn.file = file_errhandler_fn;
+    *errhandler = (MPI_Errhandler)eh;
+    return MPI_SUCCESS;
+}
+
+/* `file` NULL: MPI_FILE_NULL, the default of files. */
+int uz_mpi_File_set_errhandler(uz_file *file, uz_errhandler *errhandler)
+{
+    int err = uz_errhandler_check_target(errhandler, UZ_ERRHANDLER_FOR_FILE);
+    if (err)
+        return err;
+    uz_errhandler_retain(errhandler);
+    uz_errhandler **slot = file ? &file->errhandler : &file_default;
+    uz_errhandler *old = *slot;
+    *slot = errhandler;
+    if (old)
+        uz_errhandler_release(old);
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_File_get_errhandler(uz_file *file, MPI_Errhandler *errhandler)
+{
+    uz_errhandler *eh = file && file->errhandler ? file->errhandler : file_default;
+    uz_errhandler_retain(eh);
+    *errhandler = uz_errhandler_handle(eh);
+    return MPI_SUCCESS;
+}
+
+int uz_mpi_File_call_errhandler(uz_file *file, int errorcode)
+{
+    uz_err_raise_file("MPI_File_call_errhandler", file, errorcode);
     return MPI_SUCCESS;
 }

@@ -107,6 +107,15 @@ size_t uz_dt_mean_run(const uz_datatype *dt);
  * type counts as one), that type, else NULL.  For reductions. */
 const uz_datatype *uz_dt_homogeneous_basic(const uz_datatype *dt);
 
+/* ------------------------------------------------------------ external32 */
+
+/* The external32 bytes of (count, dt) (MPI_ERR_COUNT on overflow), and
+ * conversions between memory and a packed external32 stream (big-endian,
+ * the standard's sizes): MPI_Pack_external and external32 files. */
+int  uz_dt_ext32_size(const uz_datatype *dt, MPI_Count count, MPI_Count *bytes);
+void uz_dt_ext32_pack(const void *inbuf, MPI_Count count, const uz_datatype *dt, void *out);
+void uz_dt_ext32_unpack(void *outbuf, MPI_Count count, const uz_datatype *dt, const void *in);
+
 /* -------------------------------------------- serialized form (one-sided) */
 
 /* A type sent to another rank of the same job (same architecture) and
@@ -121,6 +130,8 @@ int    uz_dt_deserialize(const void *buf, size_t len, uz_datatype **out);
 /* ------------------------------------------------------------- lifetime */
 
 void uz_dt_retain(uz_datatype *dt);
+/* A new type like MPI_Type_dup's (combiner MPI_COMBINER_DUP), or an error. */
+int uz_dt_dup(uz_datatype *oldtype, uz_datatype **out);
 void uz_dt_release(uz_datatype *dt);
 
 #endif /* UZ_DATATYPE_DT_ENGINE_H */

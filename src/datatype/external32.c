@@ -192,6 +192,23 @@ static void walk(const uz_datatype *dt, const void *buf, MPI_Count count, void *
 
 /* --------------------------------------------------------------- entries */
 
+static int ext32_bytes(MPI_Count count, const uz_datatype *dt, MPI_Count *bytes);
+
+int uz_dt_ext32_size(const uz_datatype *dt, MPI_Count count, MPI_Count *bytes)
+{
+    return ext32_bytes(count, dt, bytes);
+}
+
+void uz_dt_ext32_pack(const void *inbuf, MPI_Count count, const uz_datatype *dt, void *out)
+{
+    walk(dt, inbuf, count, out, 1);
+}
+
+void uz_dt_ext32_unpack(void *outbuf, MPI_Count count, const uz_datatype *dt, const void *in)
+{
+    walk(dt, outbuf, count, (void *)in, 0);
+}
+
 static int check_datarep(const char *datarep)
 {
     if (strcmp(datarep, "external32") == 0)

@@ -65,11 +65,18 @@ int uz_mpi_Type_free(MPI_Datatype *datatype)
 
 int uz_mpi_Type_dup(uz_datatype *oldtype, MPI_Datatype *newtype)
 {
+    uz_datatype *dt = NULL;
+    int err = uz_dt_dup(oldtype, &dt);
+    *newtype = err ? MPI_DATATYPE_NULL : (MPI_Datatype)dt;
+    return err;
+}
+
+int uz_dt_dup(uz_datatype *oldtype, uz_datatype **out)
+{
     uz_datatype *dt = uz_object_alloc(sizeof(*dt));
-    if (dt == NULL) {
-        *newtype = MPI_DATATYPE_NULL;
+    *out = NULL;
+    if (dt == NULL)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory duplicating a datatype");
-    }
     *dt = *oldtype;
     uz_object_init(&dt->obj, UZ_MAGIC_DATATYPE);
     dt->predefined = 0;
@@ -89,11 +96,10 @@ int uz_mpi_Type_dup(uz_datatype *oldtype, MPI_Datatype *newtype)
          * deleted again, and the caller gets MPI_DATATYPE_NULL (as from
          * MPICH), not a half-made type. */
         uz_dt_release(dt);
-        *newtype = MPI_DATATYPE_NULL;
         return err;
     }
     dt->large = 0;
-    *newtype = (MPI_Datatype)dt;
+    *out = dt;
     return MPI_SUCCESS;
 }
 

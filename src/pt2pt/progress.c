@@ -15,6 +15,7 @@
  * one or two function pointers.
  */
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -202,9 +203,17 @@ void uz_progress_sleep(int (*done)(void *arg), void *arg, long timeout_ns)
  * a peer's record or bulk step.  Records queued because a ring was full
  * get no wake-up, and under MPI_THREAD_MULTIPLE another thread of ours may
  * finish our request without ringing; both keep to yielding. */
+static atomic_int awake_holds;
+
+void uz_progress_hold_awake(int delta)
+{
+    atomic_fetch_add_explicit(&awake_holds, delta, memory_order_relaxed);
+}
+
 int uz_progress_can_sleep(void)
 {
-    return doorbell_sleep && !uz_send_pending() && !uz_rt.thread_multiple;
+    return doorbell_sleep && !uz_send_pending() && !uz_rt.thread_multiple &&
+           !atomic_load_explicit(&awake_holds, memory_order_relaxed);
 }
 
 /* Polls between looks at the clock while idle: reading it costs about as

@@ -107,6 +107,11 @@ void uz_progress_describe(char *buf, size_t len);
  * the work without ringing, a transport with a doorbell). */
 int uz_progress_can_sleep(void);
 
+/* Work outside the progress engine that completes requests without ringing
+ * a doorbell (the I/O thread of src/io/) holds the rank awake while such a
+ * request is pending: waiting then polls and yields instead of sleeping. */
+void uz_progress_hold_awake(int delta);
+
 /* Wait for one request to complete (does not free it). */
 void uz_request_wait(uz_request *req);
 

@@ -75,7 +75,7 @@ def errhandler_null_allowed(proc, param) -> bool:
 # implementation as a NULL object, and the null handle's name.
 NULL_HANDLE_NAMES = {"INFO": "MPI_INFO_NULL", "ERRHANDLER": "MPI_ERRHANDLER_NULL",
                      "COMMUNICATOR": "MPI_COMM_NULL", "DATATYPE": "MPI_DATATYPE_NULL",
-                     "WINDOW": "MPI_WIN_NULL"}
+                     "WINDOW": "MPI_WIN_NULL", "FILE": "MPI_FILE_NULL"}
 
 # Name queries answer for the null handle too (its name is the constant's,
 # as MPICH and Open MPI do and mpi4py's tests expect).
@@ -89,6 +89,9 @@ def handle_null_allowed(proc, param) -> bool:
     if param.kind == "ERRHANDLER":
         return errhandler_null_allowed(proc, param)
     if (proc.name, param.name) in NAME_OF_NULL:
+        return True
+    # MPI_FILE_NULL holds the default error handler of files (MPI-4.1 §9.3).
+    if (proc.name, param.name) in (("MPI_File_set_errhandler", "file"), ("MPI_File_get_errhandler", "file")):
         return True
     # The peer communicator of MPI_Intercomm_create matters only at the
     # local leader (MPI-4.1 §7.6.2).
@@ -161,6 +164,11 @@ ERROR_OBJECT_KINDS = {
     "FILE": "uz_err_raise_file",
     "SESSION": "uz_err_raise_session",
 }
+
+
+# Procedures whose errors belong to no file yet: they go to the handler of
+# MPI_FILE_NULL (MPI-4.1 §14.7), not to the communicator's.
+FILE_NULL_RAISING = {"MPI_File_open", "MPI_File_delete"}
 
 
 def datatype_must_be_committed(proc) -> bool:

@@ -138,6 +138,8 @@ class Body:
 def error_object(proc):
     """(raise function, C expression of the object) for the first argument
     that owns an error handler, or the MPI_COMM_SELF fallback."""
+    if proc.name.removesuffix("_c") in rules.FILE_NULL_RAISING:
+        return "uz_err_raise_file", None
     for p in proc.params:
         if p.kind in rules.ERROR_OBJECT_KINDS and p.is_scalar:
             getter = rules.HANDLE_KINDS[p.kind][1]

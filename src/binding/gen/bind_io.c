@@ -12,25 +12,77 @@ UZ_EXPORT MPI_Fint MPI_File_c2f(MPI_File file) __attribute__((weak, alias("PMPI_
 
 UZ_EXPORT int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
-    return uz_err_raise_comm("MPI_File_call_errhandler", NULL, uz_err_unsupported("MPI_File_call_errhandler"));
+    static const char uz_fn[] = "MPI_File_call_errhandler";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_call_errhandler(fh_obj, errorcode);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_call_errhandler(MPI_File fh, int errorcode) __attribute__((weak, alias("PMPI_File_call_errhandler")));
 
 UZ_EXPORT int PMPI_File_close(MPI_File *fh)
 {
-    return uz_err_raise_comm("MPI_File_close", NULL, uz_err_unsupported("MPI_File_close"));
+    static const char uz_fn[] = "MPI_File_close";
+    int uz_rc;
+    uz_file *fh_eobj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(fh, "fh")))
+        goto fail;
+    fh_eobj = uz_file_get(*fh);
+    uz_rc = uz_mpi_File_close(fh);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_eobj, uz_rc);
 }
 UZ_EXPORT int MPI_File_close(MPI_File *fh) __attribute__((weak, alias("PMPI_File_close")));
 
 UZ_EXPORT int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return uz_err_raise_comm("MPI_File_create_errhandler", NULL, uz_err_unsupported("MPI_File_create_errhandler"));
+    static const char uz_fn[] = "MPI_File_create_errhandler";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
+        goto fail;
+    uz_rc = uz_mpi_File_create_errhandler(file_errhandler_fn, errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_File_create_errhandler")));
 
 UZ_EXPORT int PMPI_File_delete(const char *filename, MPI_Info info)
 {
-    return uz_err_raise_comm("MPI_File_delete", NULL, uz_err_unsupported("MPI_File_delete"));
+    static const char uz_fn[] = "MPI_File_delete";
+    int uz_rc;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(filename, "filename")))
+        goto fail;
+    uz_rc = uz_mpi_File_delete(filename, info_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_File_delete(const char *filename, MPI_Info info) __attribute__((weak, alias("PMPI_File_delete")));
 
@@ -48,379 +100,1534 @@ UZ_EXPORT MPI_File MPI_File_fromint(int file) __attribute__((weak, alias("PMPI_F
 
 UZ_EXPORT int PMPI_File_get_amode(MPI_File fh, int *amode)
 {
-    return uz_err_raise_comm("MPI_File_get_amode", NULL, uz_err_unsupported("MPI_File_get_amode"));
+    static const char uz_fn[] = "MPI_File_get_amode";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(amode, "amode")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_amode(fh_obj, amode);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_amode(MPI_File fh, int *amode) __attribute__((weak, alias("PMPI_File_get_amode")));
 
 UZ_EXPORT int PMPI_File_get_atomicity(MPI_File fh, int *flag)
 {
-    return uz_err_raise_comm("MPI_File_get_atomicity", NULL, uz_err_unsupported("MPI_File_get_atomicity"));
+    static const char uz_fn[] = "MPI_File_get_atomicity";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_atomicity(fh_obj, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_atomicity(MPI_File fh, int *flag) __attribute__((weak, alias("PMPI_File_get_atomicity")));
 
 UZ_EXPORT int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
-    return uz_err_raise_comm("MPI_File_get_byte_offset", NULL, uz_err_unsupported("MPI_File_get_byte_offset"));
+    static const char uz_fn[] = "MPI_File_get_byte_offset";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(disp, "disp")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_byte_offset(fh_obj, offset, disp);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp) __attribute__((weak, alias("PMPI_File_get_byte_offset")));
 
 UZ_EXPORT int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
-    return uz_err_raise_comm("MPI_File_get_errhandler", NULL, uz_err_unsupported("MPI_File_get_errhandler"));
+    static const char uz_fn[] = "MPI_File_get_errhandler";
+    int uz_rc;
+    uz_file *file_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    file_obj = uz_file_get(file);
+    if ((uz_rc = file == MPI_FILE_NULL ? MPI_SUCCESS : uz_check_handle(file_obj, MPI_ERR_FILE, "file", "file")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_errhandler(file_obj, errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, file_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_File_get_errhandler")));
 
 UZ_EXPORT int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
-    return uz_err_raise_comm("MPI_File_get_group", NULL, uz_err_unsupported("MPI_File_get_group"));
+    static const char uz_fn[] = "MPI_File_get_group";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(group, "group")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_group(fh_obj, group);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_group(MPI_File fh, MPI_Group *group) __attribute__((weak, alias("PMPI_File_get_group")));
 
 UZ_EXPORT int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
-    return uz_err_raise_comm("MPI_File_get_info", NULL, uz_err_unsupported("MPI_File_get_info"));
+    static const char uz_fn[] = "MPI_File_get_info";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(info_used, "info_used")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_info(fh_obj, info_used);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_info(MPI_File fh, MPI_Info *info_used) __attribute__((weak, alias("PMPI_File_get_info")));
 
 UZ_EXPORT int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
-    return uz_err_raise_comm("MPI_File_get_position", NULL, uz_err_unsupported("MPI_File_get_position"));
+    static const char uz_fn[] = "MPI_File_get_position";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(offset, "offset")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_position(fh_obj, offset);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_position(MPI_File fh, MPI_Offset *offset) __attribute__((weak, alias("PMPI_File_get_position")));
 
 UZ_EXPORT int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
-    return uz_err_raise_comm("MPI_File_get_position_shared", NULL, uz_err_unsupported("MPI_File_get_position_shared"));
+    static const char uz_fn[] = "MPI_File_get_position_shared";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(offset, "offset")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_position_shared(fh_obj, offset);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset) __attribute__((weak, alias("PMPI_File_get_position_shared")));
 
 UZ_EXPORT int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
-    return uz_err_raise_comm("MPI_File_get_size", NULL, uz_err_unsupported("MPI_File_get_size"));
+    static const char uz_fn[] = "MPI_File_get_size";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_size(fh_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_size(MPI_File fh, MPI_Offset *size) __attribute__((weak, alias("PMPI_File_get_size")));
 
 UZ_EXPORT int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
-    return uz_err_raise_comm("MPI_File_get_type_extent", NULL, uz_err_unsupported("MPI_File_get_type_extent"));
+    static const char uz_fn[] = "MPI_File_get_type_extent";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(extent, "extent")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_type_extent(fh_obj, datatype_obj, extent);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent) __attribute__((weak, alias("PMPI_File_get_type_extent")));
 
 UZ_EXPORT int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
-    return uz_err_raise_comm("MPI_File_get_type_extent_c", NULL, uz_err_unsupported("MPI_File_get_type_extent_c"));
+    static const char uz_fn[] = "MPI_File_get_type_extent_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(extent, "extent")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_type_extent_c(fh_obj, datatype_obj, extent);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent) __attribute__((weak, alias("PMPI_File_get_type_extent_c")));
 
 UZ_EXPORT int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
-    return uz_err_raise_comm("MPI_File_get_view", NULL, uz_err_unsupported("MPI_File_get_view"));
+    static const char uz_fn[] = "MPI_File_get_view";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(disp, "disp")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(etype, "etype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(filetype, "filetype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(datarep, "datarep")))
+        goto fail;
+    uz_rc = uz_mpi_File_get_view(fh_obj, disp, etype, filetype, datarep);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep) __attribute__((weak, alias("PMPI_File_get_view")));
 
 UZ_EXPORT int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iread", NULL, uz_err_unsupported("MPI_File_iread"));
+    static const char uz_fn[] = "MPI_File_iread";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iread_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread")));
 
 UZ_EXPORT int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iread_all", NULL, uz_err_unsupported("MPI_File_iread_all"));
+    static const char uz_fn[] = "MPI_File_iread_all";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iread_all_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_all")));
 
 UZ_EXPORT int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iread_all_c", NULL, uz_err_unsupported("MPI_File_iread_all_c"));
+    static const char uz_fn[] = "MPI_File_iread_all_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iread_all_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_all_c")));
 
 UZ_EXPORT int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iread_at", NULL, uz_err_unsupported("MPI_File_iread_at"));
+    static const char uz_fn[] = "MPI_File_iread_at";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iread_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_at")));
 
 UZ_EXPORT int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iread_at_all", NULL, uz_err_unsupported("MPI_File_iread_at_all"));
+    static const char uz_fn[] = "MPI_File_iread_at_all";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iread_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_at_all")));
 
 UZ_EXPORT int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iread_at_all_c", NULL, uz_err_unsupported("MPI_File_iread_at_all_c"));
+    static const char uz_fn[] = "MPI_File_iread_at_all_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iread_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_at_all_c")));
 
 UZ_EXPORT int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iread_at_c", NULL, uz_err_unsupported("MPI_File_iread_at_c"));
+    static const char uz_fn[] = "MPI_File_iread_at_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iread_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_at_c")));
 
 UZ_EXPORT int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iread_c", NULL, uz_err_unsupported("MPI_File_iread_c"));
+    static const char uz_fn[] = "MPI_File_iread_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iread_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_c")));
 
 UZ_EXPORT int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iread_shared", NULL, uz_err_unsupported("MPI_File_iread_shared"));
+    static const char uz_fn[] = "MPI_File_iread_shared";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iread_shared_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_shared")));
 
 UZ_EXPORT int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iread_shared_c", NULL, uz_err_unsupported("MPI_File_iread_shared_c"));
+    static const char uz_fn[] = "MPI_File_iread_shared_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iread_shared_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iread_shared_c")));
 
 UZ_EXPORT int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iwrite", NULL, uz_err_unsupported("MPI_File_iwrite"));
+    static const char uz_fn[] = "MPI_File_iwrite";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iwrite_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite")));
 
 UZ_EXPORT int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iwrite_all", NULL, uz_err_unsupported("MPI_File_iwrite_all"));
+    static const char uz_fn[] = "MPI_File_iwrite_all";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iwrite_all_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_all")));
 
 UZ_EXPORT int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iwrite_all_c", NULL, uz_err_unsupported("MPI_File_iwrite_all_c"));
+    static const char uz_fn[] = "MPI_File_iwrite_all_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iwrite_all_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_all_c")));
 
 UZ_EXPORT int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iwrite_at", NULL, uz_err_unsupported("MPI_File_iwrite_at"));
+    static const char uz_fn[] = "MPI_File_iwrite_at";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iwrite_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_at")));
 
 UZ_EXPORT int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iwrite_at_all", NULL, uz_err_unsupported("MPI_File_iwrite_at_all"));
+    static const char uz_fn[] = "MPI_File_iwrite_at_all";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iwrite_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_at_all")));
 
 UZ_EXPORT int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iwrite_at_all_c", NULL, uz_err_unsupported("MPI_File_iwrite_at_all_c"));
+    static const char uz_fn[] = "MPI_File_iwrite_at_all_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iwrite_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_at_all_c")));
 
 UZ_EXPORT int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iwrite_at_c", NULL, uz_err_unsupported("MPI_File_iwrite_at_c"));
+    static const char uz_fn[] = "MPI_File_iwrite_at_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iwrite_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_at_c")));
 
 UZ_EXPORT int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iwrite_c", NULL, uz_err_unsupported("MPI_File_iwrite_c"));
+    static const char uz_fn[] = "MPI_File_iwrite_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iwrite_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_c")));
 
 UZ_EXPORT int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iwrite_shared", NULL, uz_err_unsupported("MPI_File_iwrite_shared"));
+    static const char uz_fn[] = "MPI_File_iwrite_shared";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iwrite_shared_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_shared")));
 
 UZ_EXPORT int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_File_iwrite_shared_c", NULL, uz_err_unsupported("MPI_File_iwrite_shared_c"));
+    static const char uz_fn[] = "MPI_File_iwrite_shared_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_iwrite_shared_c(fh_obj, buf, count, datatype_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) __attribute__((weak, alias("PMPI_File_iwrite_shared_c")));
 
 UZ_EXPORT int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
-    return uz_err_raise_comm("MPI_File_open", uz_comm_get(comm), uz_err_unsupported("MPI_File_open"));
+    static const char uz_fn[] = "MPI_File_open";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(filename, "filename")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(fh, "fh")))
+        goto fail;
+    uz_rc = uz_mpi_File_open(comm_obj, filename, amode, info_obj, fh);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh) __attribute__((weak, alias("PMPI_File_open")));
 
 UZ_EXPORT int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
-    return uz_err_raise_comm("MPI_File_preallocate", NULL, uz_err_unsupported("MPI_File_preallocate"));
+    static const char uz_fn[] = "MPI_File_preallocate";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_preallocate(fh_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size) __attribute__((weak, alias("PMPI_File_preallocate")));
 
 UZ_EXPORT int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read", NULL, uz_err_unsupported("MPI_File_read"));
+    static const char uz_fn[] = "MPI_File_read";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read")));
 
 UZ_EXPORT int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_all", NULL, uz_err_unsupported("MPI_File_read_all"));
+    static const char uz_fn[] = "MPI_File_read_all";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_all_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_all")));
 
 UZ_EXPORT int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_read_all_begin", NULL, uz_err_unsupported("MPI_File_read_all_begin"));
+    static const char uz_fn[] = "MPI_File_read_all_begin";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_all_begin_c(fh_obj, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_all_begin")));
 
 UZ_EXPORT int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_read_all_begin_c", NULL, uz_err_unsupported("MPI_File_read_all_begin_c"));
+    static const char uz_fn[] = "MPI_File_read_all_begin_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_all_begin_c(fh_obj, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_all_begin_c")));
 
 UZ_EXPORT int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_all_c", NULL, uz_err_unsupported("MPI_File_read_all_c"));
+    static const char uz_fn[] = "MPI_File_read_all_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_all_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_all_c")));
 
 UZ_EXPORT int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_all_end", NULL, uz_err_unsupported("MPI_File_read_all_end"));
+    static const char uz_fn[] = "MPI_File_read_all_end";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_read_all_end(fh_obj, buf, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_all_end")));
 
 UZ_EXPORT int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_at", NULL, uz_err_unsupported("MPI_File_read_at"));
+    static const char uz_fn[] = "MPI_File_read_at";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_at")));
 
 UZ_EXPORT int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_at_all", NULL, uz_err_unsupported("MPI_File_read_at_all"));
+    static const char uz_fn[] = "MPI_File_read_at_all";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_at_all")));
 
 UZ_EXPORT int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_read_at_all_begin", NULL, uz_err_unsupported("MPI_File_read_at_all_begin"));
+    static const char uz_fn[] = "MPI_File_read_at_all_begin";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_at_all_begin")));
 
 UZ_EXPORT int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_read_at_all_begin_c", NULL, uz_err_unsupported("MPI_File_read_at_all_begin_c"));
+    static const char uz_fn[] = "MPI_File_read_at_all_begin_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_at_all_begin_c")));
 
 UZ_EXPORT int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_at_all_c", NULL, uz_err_unsupported("MPI_File_read_at_all_c"));
+    static const char uz_fn[] = "MPI_File_read_at_all_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_at_all_c")));
 
 UZ_EXPORT int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_at_all_end", NULL, uz_err_unsupported("MPI_File_read_at_all_end"));
+    static const char uz_fn[] = "MPI_File_read_at_all_end";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_read_at_all_end(fh_obj, buf, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_at_all_end")));
 
 UZ_EXPORT int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_at_c", NULL, uz_err_unsupported("MPI_File_read_at_c"));
+    static const char uz_fn[] = "MPI_File_read_at_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_at_c")));
 
 UZ_EXPORT int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_c", NULL, uz_err_unsupported("MPI_File_read_c"));
+    static const char uz_fn[] = "MPI_File_read_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_c")));
 
 UZ_EXPORT int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_ordered", NULL, uz_err_unsupported("MPI_File_read_ordered"));
+    static const char uz_fn[] = "MPI_File_read_ordered";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_ordered")));
 
 UZ_EXPORT int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_read_ordered_begin", NULL, uz_err_unsupported("MPI_File_read_ordered_begin"));
+    static const char uz_fn[] = "MPI_File_read_ordered_begin";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_ordered_begin")));
 
 UZ_EXPORT int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_read_ordered_begin_c", NULL, uz_err_unsupported("MPI_File_read_ordered_begin_c"));
+    static const char uz_fn[] = "MPI_File_read_ordered_begin_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_read_ordered_begin_c")));
 
 UZ_EXPORT int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_ordered_c", NULL, uz_err_unsupported("MPI_File_read_ordered_c"));
+    static const char uz_fn[] = "MPI_File_read_ordered_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_ordered_c")));
 
 UZ_EXPORT int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_ordered_end", NULL, uz_err_unsupported("MPI_File_read_ordered_end"));
+    static const char uz_fn[] = "MPI_File_read_ordered_end";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_read_ordered_end(fh_obj, buf, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_ordered_end")));
 
 UZ_EXPORT int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_shared", NULL, uz_err_unsupported("MPI_File_read_shared"));
+    static const char uz_fn[] = "MPI_File_read_shared";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_shared_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_shared")));
 
 UZ_EXPORT int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_read_shared_c", NULL, uz_err_unsupported("MPI_File_read_shared_c"));
+    static const char uz_fn[] = "MPI_File_read_shared_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_read_shared_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_read_shared_c")));
 
 UZ_EXPORT int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
-    return uz_err_raise_comm("MPI_File_seek", NULL, uz_err_unsupported("MPI_File_seek"));
+    static const char uz_fn[] = "MPI_File_seek";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_seek(fh_obj, offset, whence);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) __attribute__((weak, alias("PMPI_File_seek")));
 
 UZ_EXPORT int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
-    return uz_err_raise_comm("MPI_File_seek_shared", NULL, uz_err_unsupported("MPI_File_seek_shared"));
+    static const char uz_fn[] = "MPI_File_seek_shared";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_seek_shared(fh_obj, offset, whence);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) __attribute__((weak, alias("PMPI_File_seek_shared")));
 
 UZ_EXPORT int PMPI_File_set_atomicity(MPI_File fh, int flag)
 {
-    return uz_err_raise_comm("MPI_File_set_atomicity", NULL, uz_err_unsupported("MPI_File_set_atomicity"));
+    static const char uz_fn[] = "MPI_File_set_atomicity";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_set_atomicity(fh_obj, flag);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_set_atomicity(MPI_File fh, int flag) __attribute__((weak, alias("PMPI_File_set_atomicity")));
 
 UZ_EXPORT int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
-    return uz_err_raise_comm("MPI_File_set_errhandler", NULL, uz_err_unsupported("MPI_File_set_errhandler"));
+    static const char uz_fn[] = "MPI_File_set_errhandler";
+    int uz_rc;
+    uz_file *file_obj = NULL;
+    uz_errhandler *errhandler_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    file_obj = uz_file_get(file);
+    if ((uz_rc = file == MPI_FILE_NULL ? MPI_SUCCESS : uz_check_handle(file_obj, MPI_ERR_FILE, "file", "file")))
+        goto fail;
+    errhandler_obj = uz_errhandler_get(errhandler);
+    if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
+        goto fail;
+    uz_rc = uz_mpi_File_set_errhandler(file_obj, errhandler_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, file_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) __attribute__((weak, alias("PMPI_File_set_errhandler")));
 
 UZ_EXPORT int PMPI_File_set_info(MPI_File fh, MPI_Info info)
 {
-    return uz_err_raise_comm("MPI_File_set_info", NULL, uz_err_unsupported("MPI_File_set_info"));
+    static const char uz_fn[] = "MPI_File_set_info";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    uz_rc = uz_mpi_File_set_info(fh_obj, info_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_set_info(MPI_File fh, MPI_Info info) __attribute__((weak, alias("PMPI_File_set_info")));
 
 UZ_EXPORT int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
-    return uz_err_raise_comm("MPI_File_set_size", NULL, uz_err_unsupported("MPI_File_set_size"));
+    static const char uz_fn[] = "MPI_File_set_size";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_set_size(fh_obj, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size) __attribute__((weak, alias("PMPI_File_set_size")));
 
 UZ_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
-    return uz_err_raise_comm("MPI_File_set_view", NULL, uz_err_unsupported("MPI_File_set_view"));
+    static const char uz_fn[] = "MPI_File_set_view";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *etype_obj = NULL;
+    uz_datatype *filetype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    etype_obj = uz_datatype_get(etype);
+    if ((uz_rc = uz_check_handle(etype_obj, MPI_ERR_TYPE, "etype", "datatype")))
+        goto fail;
+    filetype_obj = uz_datatype_get(filetype);
+    if ((uz_rc = uz_check_handle(filetype_obj, MPI_ERR_TYPE, "filetype", "datatype")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(datarep, "datarep")))
+        goto fail;
+    uz_rc = uz_mpi_File_set_view(fh_obj, disp, etype_obj, filetype_obj, datarep, info_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info) __attribute__((weak, alias("PMPI_File_set_view")));
 
 UZ_EXPORT int PMPI_File_sync(MPI_File fh)
 {
-    return uz_err_raise_comm("MPI_File_sync", NULL, uz_err_unsupported("MPI_File_sync"));
+    static const char uz_fn[] = "MPI_File_sync";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_sync(fh_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_sync(MPI_File fh) __attribute__((weak, alias("PMPI_File_sync")));
 
@@ -432,138 +1639,541 @@ UZ_EXPORT int MPI_File_toint(MPI_File file) __attribute__((weak, alias("PMPI_Fil
 
 UZ_EXPORT int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write", NULL, uz_err_unsupported("MPI_File_write"));
+    static const char uz_fn[] = "MPI_File_write";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write")));
 
 UZ_EXPORT int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_all", NULL, uz_err_unsupported("MPI_File_write_all"));
+    static const char uz_fn[] = "MPI_File_write_all";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_all_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_all")));
 
 UZ_EXPORT int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_write_all_begin", NULL, uz_err_unsupported("MPI_File_write_all_begin"));
+    static const char uz_fn[] = "MPI_File_write_all_begin";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_all_begin_c(fh_obj, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_all_begin")));
 
 UZ_EXPORT int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_write_all_begin_c", NULL, uz_err_unsupported("MPI_File_write_all_begin_c"));
+    static const char uz_fn[] = "MPI_File_write_all_begin_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_all_begin_c(fh_obj, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_all_begin_c")));
 
 UZ_EXPORT int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_all_c", NULL, uz_err_unsupported("MPI_File_write_all_c"));
+    static const char uz_fn[] = "MPI_File_write_all_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_all_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_all_c")));
 
 UZ_EXPORT int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_all_end", NULL, uz_err_unsupported("MPI_File_write_all_end"));
+    static const char uz_fn[] = "MPI_File_write_all_end";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_write_all_end(fh_obj, buf, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_all_end")));
 
 UZ_EXPORT int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_at", NULL, uz_err_unsupported("MPI_File_write_at"));
+    static const char uz_fn[] = "MPI_File_write_at";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_at")));
 
 UZ_EXPORT int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_at_all", NULL, uz_err_unsupported("MPI_File_write_at_all"));
+    static const char uz_fn[] = "MPI_File_write_at_all";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_at_all")));
 
 UZ_EXPORT int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_write_at_all_begin", NULL, uz_err_unsupported("MPI_File_write_at_all_begin"));
+    static const char uz_fn[] = "MPI_File_write_at_all_begin";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_at_all_begin")));
 
 UZ_EXPORT int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_write_at_all_begin_c", NULL, uz_err_unsupported("MPI_File_write_at_all_begin_c"));
+    static const char uz_fn[] = "MPI_File_write_at_all_begin_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_at_all_begin_c")));
 
 UZ_EXPORT int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_at_all_c", NULL, uz_err_unsupported("MPI_File_write_at_all_c"));
+    static const char uz_fn[] = "MPI_File_write_at_all_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_at_all_c")));
 
 UZ_EXPORT int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_at_all_end", NULL, uz_err_unsupported("MPI_File_write_at_all_end"));
+    static const char uz_fn[] = "MPI_File_write_at_all_end";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_write_at_all_end(fh_obj, buf, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_at_all_end")));
 
 UZ_EXPORT int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_at_c", NULL, uz_err_unsupported("MPI_File_write_at_c"));
+    static const char uz_fn[] = "MPI_File_write_at_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_at_c")));
 
 UZ_EXPORT int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_c", NULL, uz_err_unsupported("MPI_File_write_c"));
+    static const char uz_fn[] = "MPI_File_write_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_c")));
 
 UZ_EXPORT int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_ordered", NULL, uz_err_unsupported("MPI_File_write_ordered"));
+    static const char uz_fn[] = "MPI_File_write_ordered";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_ordered")));
 
 UZ_EXPORT int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_write_ordered_begin", NULL, uz_err_unsupported("MPI_File_write_ordered_begin"));
+    static const char uz_fn[] = "MPI_File_write_ordered_begin";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_ordered_begin")));
 
 UZ_EXPORT int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
 {
-    return uz_err_raise_comm("MPI_File_write_ordered_begin_c", NULL, uz_err_unsupported("MPI_File_write_ordered_begin_c"));
+    static const char uz_fn[] = "MPI_File_write_ordered_begin_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype) __attribute__((weak, alias("PMPI_File_write_ordered_begin_c")));
 
 UZ_EXPORT int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_ordered_c", NULL, uz_err_unsupported("MPI_File_write_ordered_c"));
+    static const char uz_fn[] = "MPI_File_write_ordered_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_ordered_c")));
 
 UZ_EXPORT int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_ordered_end", NULL, uz_err_unsupported("MPI_File_write_ordered_end"));
+    static const char uz_fn[] = "MPI_File_write_ordered_end";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    uz_rc = uz_mpi_File_write_ordered_end(fh_obj, buf, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_ordered_end")));
 
 UZ_EXPORT int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_shared", NULL, uz_err_unsupported("MPI_File_write_shared"));
+    static const char uz_fn[] = "MPI_File_write_shared";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_shared_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_shared")));
 
 UZ_EXPORT int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
 {
-    return uz_err_raise_comm("MPI_File_write_shared_c", NULL, uz_err_unsupported("MPI_File_write_shared_c"));
+    static const char uz_fn[] = "MPI_File_write_shared_c";
+    int uz_rc;
+    uz_file *fh_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    fh_obj = uz_file_get(fh);
+    if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_File_write_shared_c(fh_obj, buf, count, datatype_obj, status);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_file(uz_fn, fh_obj, uz_rc);
 }
 UZ_EXPORT int MPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) __attribute__((weak, alias("PMPI_File_write_shared_c")));
 
 UZ_EXPORT int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    return uz_err_raise_comm("MPI_Register_datarep", NULL, uz_err_unsupported("MPI_Register_datarep"));
+    static const char uz_fn[] = "MPI_Register_datarep";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(datarep, "datarep")))
+        goto fail;
+    uz_rc = uz_mpi_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) __attribute__((weak, alias("PMPI_Register_datarep")));
 
 UZ_EXPORT int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
-    return uz_err_raise_comm("MPI_Register_datarep_c", NULL, uz_err_unsupported("MPI_Register_datarep_c"));
+    static const char uz_fn[] = "MPI_Register_datarep_c";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(datarep, "datarep")))
+        goto fail;
+    uz_rc = uz_mpi_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state) __attribute__((weak, alias("PMPI_Register_datarep_c")));
