@@ -240,6 +240,10 @@ int uz_mpi_File_open(uz_comm *comm, const char *filename, int amode, uz_info *in
     f->fd = -1;
     pthread_mutex_init(&f->lock, NULL);
     f->amode = amode;
+    /* A file takes the handler of MPI_FILE_NULL at open and keeps it
+     * (MPI-4.1 §9.3): changing the default later does not touch it. */
+    f->errhandler = uz_io_default_errhandler();
+    uz_errhandler_retain(f->errhandler);
     uz_io_view_reset(&f->view);
     hints_default(&f->hints, comm->size);
     hints_apply(&f->hints, info);
@@ -332,7 +336,11 @@ int uz_mpi_File_set_size(uz_file *f, MPI_Offset size)
         return uz_err_make(MPI_ERR_ARG, "invalid size %lld (negative)", (long long)size);
     int err = uz_io_check_mode(f, 1);
     uz_io_drain(f);
-    /* One rank resizes; the others wait for it and learn the outcome. */
+    /* Nobody may still be reading the old size when it changes; then one
+     * rank resizes, and the others wait for it and learn the outcome. */
+    int e = uz_coll_barrier(f->comm);
+    if (e)
+        return e;
     if (!err && f->comm->rank == 0 && ftruncate(f->fd, size) != 0)
         err = uz_io_errno(errno, "MPI_File_set_size: ftruncate", f->path);
     return agree(f->comm, err);
@@ -344,6 +352,9 @@ int uz_mpi_File_preallocate(uz_file *f, MPI_Offset size)
         return uz_err_make(MPI_ERR_ARG, "invalid size %lld (negative)", (long long)size);
     int err = uz_io_check_mode(f, 1);
     uz_io_drain(f);
+    int e = uz_coll_barrier(f->comm);
+    if (e)
+        return e;
     if (!err && f->comm->rank == 0) {
         struct stat st;
         if (fstat(f->fd, &st) != 0)

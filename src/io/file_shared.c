@@ -328,8 +328,21 @@ int uz_mpi_File_write_ordered_end(uz_file *fh, const void *buf, MPI_Status *stat
 
 /* ------------------------------------------------------------- position */
 
+/* A sequential file's shared pointer only moves forward by accesses
+ * (ROMIO refuses these two as well). */
+static int not_sequential(const uz_file *f, const char *what)
+{
+    if (f->amode & MPI_MODE_SEQUENTIAL)
+        return uz_err_make(MPI_ERR_UNSUPPORTED_OPERATION, "the file was opened MPI_MODE_SEQUENTIAL: its shared "
+                           "file pointer cannot be %s", what);
+    return MPI_SUCCESS;
+}
+
 int uz_mpi_File_seek_shared(uz_file *fh, MPI_Offset offset, int whence)
 {
+    int serr = not_sequential(fh, "moved");
+    if (serr)
+        return serr;
     /* Collective: rank 0 moves the pointer, everyone learns the outcome. */
     int err = MPI_SUCCESS;
     if (whence != MPI_SEEK_SET && whence != MPI_SEEK_CUR && whence != MPI_SEEK_END)
@@ -360,5 +373,8 @@ int uz_mpi_File_seek_shared(uz_file *fh, MPI_Offset offset, int whence)
 
 int uz_mpi_File_get_position_shared(uz_file *fh, MPI_Offset *offset)
 {
+    int serr = not_sequential(fh, "queried");
+    if (serr)
+        return serr;
     return uz_io_shared_get(fh, offset);
 }

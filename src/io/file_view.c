@@ -143,6 +143,8 @@ static int same_size_in_file(enum uz_io_rep rep, const struct uz_io_datarep *use
 
 int uz_io_rep_size(const struct uz_io_view *view, const uz_datatype *dt, MPI_Count count, MPI_Count *bytes)
 {
+    if (count < 0)
+        return uz_err_make(MPI_ERR_COUNT, "invalid count %lld (negative)", (long long)count);
     if (view->rep == UZ_IO_EXTERNAL32)
         return uz_dt_ext32_size(dt, count, bytes);
     if (__builtin_mul_overflow(count, (MPI_Count)dt->size, bytes))
