@@ -144,6 +144,18 @@ struct plan {
     int rounds;
 };
 
+struct slot {
+    int key, rank;
+};
+
+static int cmp_slot(const void *a, const void *b)
+{
+    const struct slot *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
 /* Per host, as many aggregators as the host has cores and ranks (the
  * cb_nodes hint overrides), in rank order within the host. */
 static int choose_aggregators(uz_file *f, struct plan *p)
@@ -165,34 +177,30 @@ static int choose_aggregators(uz_file *f, struct plan *p)
     if (cores < 1)
         cores = 1;
     int per_host = f->hints.cb_nodes > 0 ? size : (int)cores;
-    p->naggs = 0;
-    /* Round-robin over hosts so that a cb_nodes limit spreads them. */
-    int *taken = calloc((size_t)size, sizeof(int));
-    if (!taken) {
+    /* Each rank's place among the ranks of its host, then the aggregators
+     * in order of that place (the first of every host, then the second,
+     * ...) so that a cb_nodes limit spreads them over the hosts. */
+    struct slot *sl = malloc(sizeof(*sl) * (size_t)size);
+    if (!sl) {
         free(node);
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory choosing aggregators");
     }
-    for (int pass = 0; pass < per_host; pass++) {
-        int added = 0;
-        for (int r = 0; r < size; r++) {
-            if (taken[r])
-                continue;
-            /* The pass-th rank of its host? */
-            int before = 0;
-            for (int q = 0; q < r; q++)
-                before += node[q] == node[r];
-            if (before != pass)
-                continue;
-            taken[r] = 1;
-            p->aggs[p->naggs++] = r;
-            added = 1;
-        }
-        if (!added)
-            break;
+    for (int r = 0; r < size; r++)
+        sl[r] = (struct slot){ node[r], r };
+    qsort(sl, (size_t)size, sizeof(*sl), cmp_slot);
+    for (int i = 0, place = 0, prev = 0; i < size; i++) {
+        int host = sl[i].key;
+        place = i > 0 && host == prev ? place + 1 : 0;
+        prev = host;
+        sl[i].key = place;
     }
+    qsort(sl, (size_t)size, sizeof(*sl), cmp_slot);
+    p->naggs = 0;
+    for (int i = 0; i < size && sl[i].key < per_host; i++)
+        p->aggs[p->naggs++] = sl[i].rank;
+    free(sl);
     if (f->hints.cb_nodes > 0 && p->naggs > f->hints.cb_nodes)
         p->naggs = f->hints.cb_nodes;
-    free(taken);
     free(node);
     return MPI_SUCCESS;
 }
@@ -552,15 +560,36 @@ out:
 
 /* ---------------------------------------------------------- the calls */
 
-/* Do the ranks' file extents interleave (so that an exchange pays)? */
+/* Do the ranks' file extents interleave (so that an exchange pays)?
+ * Sorted by start, some extent begins before the ones before it end. */
+static int cmp_extent(const void *a, const void *b)
+{
+    const long long *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
 static int interleaved(const long long *ext, int size)
 {
+    long long *e = malloc(sizeof(long long) * 2 * (size_t)size);
+    if (!e)
+        return 1;
+    int n = 0;
     for (int r = 0; r < size; r++)
-        for (int q = 0; q < size; q++)
-            if (q != r && ext[2 * r] < ext[2 * r + 1] && ext[2 * q] < ext[2 * q + 1] &&
-                ext[2 * r] < ext[2 * q + 1] && ext[2 * q] < ext[2 * r + 1])
-                return 1;
-    return 0;
+        if (ext[2 * r] < ext[2 * r + 1]) {
+            e[2 * n] = ext[2 * r];
+            e[2 * n + 1] = ext[2 * r + 1];
+            n++;
+        }
+    qsort(e, (size_t)n, 2 * sizeof(long long), cmp_extent);
+    int overlap = 0;
+    long long reach = n ? e[1] : 0;
+    for (int i = 1; i < n && !overlap; i++) {
+        overlap = e[2 * i] < reach;
+        if (e[2 * i + 1] > reach)
+            reach = e[2 * i + 1];
+    }
+    free(e);
+    return overlap;
 }
 
 /* Each rank's stream in the file's representation, for the exchange:
