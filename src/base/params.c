@@ -73,6 +73,15 @@ const struct uz_param uz_params[] = {
       "operations complete while the rank computes; also on for a window whose info sets uzura_async_progress=true",
       NULL, FIELD(async_progress), UZ_PARAM_TUNABLE },
 
+    /* MPI-IO */
+    { "IO_AGGREGATORS", UZ_PARAM_INT, "0",
+      "Collective I/O aggregators per host (0: as many as the host has cores and ranks); the cb_nodes hint "
+      "overrides it for a file",
+      NULL, FIELD(io_aggregators), UZ_PARAM_TUNABLE },
+    { "IO_CB_BUFFER", UZ_PARAM_SIZE, "16m",
+      "Bytes of file each collective I/O aggregator gathers per round (the default of the cb_buffer_size hint)",
+      NULL, FIELD(io_cb_buffer), UZ_PARAM_TUNABLE },
+
     /* Network transports */
     { "NET", UZ_PARAM_STRING, "tcp",
       "Network transports between ranks on different hosts, comma-separated in order of preference: tcp (one connection per peer), udp (the GigaE PM reliable-datagram protocol); a pair of ranks uses the first in the lower rank's list that the other lists too",

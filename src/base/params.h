@@ -53,6 +53,9 @@ struct uz_config {
     size_t net_eager_limit;
     int wait_spin_us;
     int async_progress;         /* UZURA_ASYNC_PROGRESS */
+    /* MPI-IO */
+    int io_aggregators;         /* UZURA_IO_AGGREGATORS: per host, 0 automatic */
+    size_t io_cb_buffer;        /* UZURA_IO_CB_BUFFER */
     int wait_yield_us;
     /* network transports */
     char *net;                  /* network transports, in order of preference (pt2pt/net_choice.c) */

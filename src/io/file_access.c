@@ -84,9 +84,13 @@ static int range_lock(uz_file *f, MPI_Offset lo, MPI_Offset hi, short type)
 
 /* --------------------------------------------------- the file side: runs */
 
-/* Sieving: worth it for runs shorter than this, when several fit in one
- * buffer.  Longer runs cost one system call each either way. */
-enum { SIEVE_RUN_MAX = 64 << 10 };
+/* Sieving: worth it when the runs are shorter than this on average and
+ * several fit in one buffer.  A sieve moves the holes too (P times the
+ * data for P ranks' interleaved blocks), so from a page or two per run one
+ * system call per run is faster (bench/io_bench read_strided and
+ * write_strided, docs/performance.md); a write sieves up to longer runs,
+ * since each direct write of a short run also dirties a whole page. */
+enum { SIEVE_READ_RUN_MAX = 4096, SIEVE_WRITE_RUN_MAX = 8192 };
 
 struct window {
     MPI_Offset lo, hi;          /* file extent covered */
@@ -105,7 +109,7 @@ static int move_window(uz_file *f, const struct iovec *runs, const struct window
     enum uz_io_switch ds = is_write ? f->hints.ds_write : f->hints.ds_read;
     size_t limit = is_write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size;
     int sieve_it = w->n > 1 && ds != UZ_IO_DISABLE && (size_t)(w->hi - w->lo) <= limit &&
-                   bytes / (size_t)w->n < SIEVE_RUN_MAX;
+                   bytes / (size_t)w->n < (size_t)(is_write ? SIEVE_WRITE_RUN_MAX : SIEVE_READ_RUN_MAX);
     *got = 0;
     if (!sieve_it) {
         for (int i = 0; i < w->n; i++) {

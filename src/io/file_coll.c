@@ -22,6 +22,7 @@
 
 #include "base/errors.h"
 #include "base/lock.h"
+#include "base/params.h"
 #include "base/runtime.h"
 #include "coll/coll.h"
 #include "io/io.h"
@@ -176,7 +177,7 @@ static int choose_aggregators(uz_file *f, struct plan *p)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores < 1)
         cores = 1;
-    int per_host = f->hints.cb_nodes > 0 ? size : (int)cores;
+    int per_host = f->hints.cb_nodes > 0 ? size : uz_config.io_aggregators > 0 ? uz_config.io_aggregators : (int)cores;
     /* Each rank's place among the ranks of its host, then the aggregators
      * in order of that place (the first of every host, then the second,
      * ...) so that a cb_nodes limit spreads them over the hosts. */
@@ -265,40 +266,122 @@ static void my_pieces(const struct tp *t, MPI_Offset lo, MPI_Offset hi, long lon
     *nb = b;
 }
 
-static int cmp_piece(const void *a, const void *b)
+/* A piece an aggregator received: its file range and where its bytes are. */
+struct gpiece {
+    MPI_Offset off, len;
+    const char *data;
+};
+
+static int cmp_gpiece(const void *a, const void *b)
 {
-    const struct piece *x = a, *y = b;
+    const struct gpiece *x = a, *y = b;
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* Write what the window holds, merged into maximal contiguous ranges: the
- * bytes nobody wrote in this call stay as they are in the file. */
-static int write_covered(uz_file *f, char *cbuf, MPI_Offset wlo, struct piece *all, long long n)
+/* Write the pieces straight from the buffers they arrived in: sorted by
+ * offset, each run of adjacent pieces is one pwritev (no copy into a
+ * window first); the bytes nobody wrote in this call stay as they are. */
+static int write_gathered(uz_file *f, struct gpiece *g, long long n)
 {
-    qsort(all, (size_t)n, sizeof(*all), cmp_piece);
+    enum { BATCH = 1024 };      /* IOV_MAX on Linux */
+    struct iovec iov[BATCH];
+    qsort(g, (size_t)n, sizeof(*g), cmp_gpiece);
     for (long long i = 0; i < n;) {
-        MPI_Offset a = all[i].off, e = all[i].off + all[i].len;
-        long long j = i + 1;
-        while (j < n && all[j].off <= e) {
-            if (all[j].off + all[j].len > e)
-                e = all[j].off + all[j].len;
-            j++;
+        MPI_Offset at = g[i].off, end = at;
+        int k = 0;
+        while (i < n && k < BATCH && g[i].off == end) {
+            iov[k].iov_base = (void *)g[i].data;
+            iov[k].iov_len = (size_t)g[i].len;
+            end += g[i].len;
+            k++;
+            i++;
         }
-        const char *p = cbuf + (a - wlo);
-        size_t len = (size_t)(e - a);
-        while (len) {
-            ssize_t w = pwrite(f->fd, p, len, a);
+        if (k == 0) {
+            /* Overlapping pieces (an erroneous program): one at a time. */
+            iov[0].iov_base = (void *)g[i].data;
+            iov[0].iov_len = (size_t)g[i].len;
+            at = g[i].off;
+            k = 1;
+            i++;
+        }
+        struct iovec *v = iov;
+        while (k > 0) {
+            ssize_t w = pwritev(f->fd, v, k, at);
             if (w < 0 && errno == EINTR)
                 continue;
             if (w <= 0)
                 return uz_io_errno(w < 0 ? errno : ENOSPC, "write", f->path);
-            p += w;
-            a += w;
-            len -= (size_t)w;
+            at += w;
+            while (k > 0 && (size_t)w >= v->iov_len) {
+                w -= (ssize_t)v->iov_len;
+                v++;
+                k--;
+            }
+            if (k > 0) {
+                v->iov_base = (char *)v->iov_base + w;
+                v->iov_len -= (size_t)w;
+            }
         }
-        i = j;
     }
     return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------- buffers */
+
+/* A round's message buffers come from one block kept in the file; what
+ * does not fit goes to overflow blocks, and the next round starts with
+ * one block large enough for everything. */
+struct uz_io_overflow {
+    struct uz_io_overflow *next;
+    char data[];
+};
+
+static void arena_reset(struct uz_io_arena *a)
+{
+    if (a->extra) {
+        size_t want = a->cap + a->extra_bytes;
+        while (a->extra) {
+            struct uz_io_overflow *o = a->extra;
+            a->extra = o->next;
+            free(o);
+        }
+        char *b = malloc(want);
+        if (b) {
+            free(a->block);
+            a->block = b;
+            a->cap = want;
+        }
+        a->extra_bytes = 0;
+    }
+    a->used = 0;
+}
+
+static void *arena_alloc(struct uz_io_arena *a, size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    if (a->used + bytes <= a->cap) {
+        void *p = a->block + a->used;
+        a->used += bytes;
+        return p;
+    }
+    struct uz_io_overflow *o = malloc(sizeof(*o) + bytes);
+    if (!o)
+        return NULL;
+    o->next = a->extra;
+    a->extra = o;
+    a->extra_bytes += bytes;
+    return o->data;
+}
+
+void uz_io_coll_free(uz_file *f)
+{
+    arena_reset(&f->arena);
+    free(f->arena.block);
+    f->arena.block = NULL;
+    f->arena.cap = 0;
+    free(f->cbuf);
+    f->cbuf = NULL;
+    f->cbuf_cap = 0;
 }
 
 /* One round: window `round` of every aggregator. */
@@ -313,6 +396,7 @@ static int tp_round(struct tp *t, int round, int is_write, MPI_Offset *got_total
     struct xfer *recvs = calloc((size_t)naggs + (size_t)size, sizeof(*recvs));
     char **sbufs = calloc((size_t)naggs + (size_t)size, sizeof(char *));
     MPI_Offset **sposs = calloc((size_t)naggs, sizeof(MPI_Offset *));
+    arena_reset(&f->arena);
     if (!mine || !theirs || !sends || !recvs || !sbufs || !sposs) {
         err = uz_err_make(MPI_ERR_NO_MEM, "out of memory for collective I/O");
         goto out;
@@ -346,7 +430,7 @@ static int tp_round(struct tp *t, int round, int is_write, MPI_Offset *got_total
             if (hi > t->p.fd_hi[a])
                 hi = t->p.fd_hi[a];
             size_t bytes = (size_t)np * sizeof(struct piece) + (size_t)nb;
-            char *m = malloc(bytes);
+            char *m = arena_alloc(&f->arena, bytes);
             if (!m) {
                 err = uz_err_make(MPI_ERR_NO_MEM, "out of memory for collective I/O");
                 goto out;
@@ -362,7 +446,7 @@ static int tp_round(struct tp *t, int round, int is_write, MPI_Offset *got_total
                 if (!theirs[2 * r])
                     continue;
                 size_t bytes = (size_t)theirs[2 * r] * sizeof(struct piece) + (size_t)theirs[2 * r + 1];
-                char *m = malloc(bytes);
+                char *m = arena_alloc(&f->arena, bytes);
                 if (!m) {
                     err = uz_err_make(MPI_ERR_NO_MEM, "out of memory for collective I/O");
                     goto out;
@@ -373,7 +457,7 @@ static int tp_round(struct tp *t, int round, int is_write, MPI_Offset *got_total
         }
         err = exchange(f->comm, sends, nsend, recvs, nrecv);
         if (!err && t->me_agg >= 0 && nrecv) {
-            struct piece *all = malloc(sizeof(*all) * (size_t)total_pieces);
+            struct gpiece *all = arena_alloc(&f->arena, sizeof(*all) * (size_t)total_pieces);
             if (!all) {
                 err = uz_err_make(MPI_ERR_NO_MEM, "out of memory for collective I/O");
             } else {
@@ -383,17 +467,13 @@ static int tp_round(struct tp *t, int round, int is_write, MPI_Offset *got_total
                     struct piece *ps = recvs[i].buf;
                     const char *d = (const char *)recvs[i].buf + (size_t)theirs[2 * r] * sizeof(struct piece);
                     for (long long j = 0; j < theirs[2 * r]; j++) {
-                        memcpy(t->cbuf + (ps[j].off - wlo), d, (size_t)ps[j].len);
+                        all[k++] = (struct gpiece){ ps[j].off, ps[j].len, d };
                         d += ps[j].len;
-                        all[k++] = ps[j];
                     }
                 }
-                err = write_covered(f, t->cbuf, wlo, all, k);
-                free(all);
+                err = write_gathered(f, all, k);
             }
         }
-        for (int i = 0; i < nrecv; i++)
-            free(recvs[i].buf);
         nrecv = 0;
     } else {
         /* Ranks send their pieces' ranges; aggregators read the window
@@ -406,10 +486,9 @@ static int tp_round(struct tp *t, int round, int is_write, MPI_Offset *got_total
             MPI_Offset lo = t->p.fd_lo[a] + (MPI_Offset)round * t->p.cb, hi = lo + t->p.cb;
             if (hi > t->p.fd_hi[a])
                 hi = t->p.fd_hi[a];
-            char *m = malloc((size_t)np * sizeof(struct piece));
-            sposs[a] = malloc((size_t)np * sizeof(MPI_Offset));
+            char *m = arena_alloc(&f->arena, (size_t)np * sizeof(struct piece));
+            sposs[a] = arena_alloc(&f->arena, (size_t)np * sizeof(MPI_Offset));
             if (!m || !sposs[a]) {
-                free(m);
                 err = uz_err_make(MPI_ERR_NO_MEM, "out of memory for collective I/O");
                 goto out;
             }
@@ -422,7 +501,7 @@ static int tp_round(struct tp *t, int round, int is_write, MPI_Offset *got_total
             for (int r = 0; r < size; r++) {
                 if (!theirs[2 * r])
                     continue;
-                char *m = malloc((size_t)theirs[2 * r] * sizeof(struct piece));
+                char *m = arena_alloc(&f->arena, (size_t)theirs[2 * r] * sizeof(struct piece));
                 if (!m) {
                     err = uz_err_make(MPI_ERR_NO_MEM, "out of memory for collective I/O");
                     goto out;
@@ -482,7 +561,7 @@ static int tp_round(struct tp *t, int round, int is_write, MPI_Offset *got_total
             struct piece *ps = recvs[i].buf;
             long long np = theirs[2 * r];
             size_t bytes = sizeof(long long) * (size_t)np + (size_t)theirs[2 * r + 1];
-            char *m = malloc(bytes);
+            char *m = arena_alloc(&f->arena, bytes);
             if (!m) {
                 err = uz_err_make(MPI_ERR_NO_MEM, "out of memory for collective I/O");
                 break;
@@ -503,7 +582,7 @@ static int tp_round(struct tp *t, int round, int is_write, MPI_Offset *got_total
             if (!np)
                 continue;
             size_t bytes = sizeof(long long) * (size_t)np + (size_t)mine[2 * peer + 1];
-            char *m = malloc(bytes);
+            char *m = arena_alloc(&f->arena, bytes);
             if (!m) {
                 err = uz_err_make(MPI_ERR_NO_MEM, "out of memory for collective I/O");
                 break;
@@ -532,23 +611,11 @@ static int tp_round(struct tp *t, int round, int is_write, MPI_Offset *got_total
             }
             g++;
         }
-        for (int i = 0; i < nans; i++)
-            free(answers[i].buf);
-        for (int i = 0; i < ngets; i++)
-            free(gets[i].buf);
         free(answers);
         free(gets);
-        for (int i = 0; i < nrecv; i++)
-            free(recvs[i].buf);
         nrecv = 0;
     }
 out:
-    for (int i = 0; sbufs && i < nsend; i++)
-        free(sbufs[i]);
-    for (int i = 0; recvs && i < nrecv; i++)
-        free(recvs[i].buf);
-    for (int a = 0; sposs && a < naggs; a++)
-        free(sposs[a]);
     free(sposs);
     free(sbufs);
     free(mine);
@@ -697,7 +764,12 @@ int uz_io_access_all(uz_file *f, MPI_Offset soff, void *buf, MPI_Count count, uz
         err = list_runs(f, soff, (size_t)total, &t.runs, &t.nruns);
     if (!err && total > 0)
         err = stream_of(f, buf, count, dt, total, is_write, &t.stream, &owned);
-    if (!err && t.me_agg >= 0 && !(t.cbuf = malloc((size_t)t.p.cb)))
+    if (!err && !is_write && t.me_agg >= 0 && f->cbuf_cap < (size_t)t.p.cb) {
+        free(f->cbuf);
+        f->cbuf_cap = (f->cbuf = malloc((size_t)t.p.cb)) ? (size_t)t.p.cb : 0;
+    }
+    t.cbuf = f->cbuf;
+    if (!err && !is_write && t.me_agg >= 0 && !t.cbuf)
         err = uz_err_make(MPI_ERR_NO_MEM, "out of memory for a collective buffer of %lld bytes",
                           (long long)t.p.cb);
     /* From here every rank takes part in every round, errors or not, so
@@ -733,7 +805,6 @@ int uz_io_access_all(uz_file *f, MPI_Offset soff, void *buf, MPI_Count count, uz
     if (owned)
         free(t.stream);
     free(t.runs);
-    free(t.cbuf);
     free(t.p.aggs);
     free(t.p.fd_lo);
     free(t.p.fd_hi);

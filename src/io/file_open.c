@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
+#include "base/params.h"
 #include "coll/coll.h"
 #include "core/group.h"
 #include "io/io.h"
@@ -24,7 +25,7 @@
 
 static void hints_default(struct uz_io_hints *h, int nprocs)
 {
-    h->cb_buffer_size = 16u << 20;
+    h->cb_buffer_size = uz_config.io_cb_buffer >= 4096 ? uz_config.io_cb_buffer : 16u << 20;
     h->cb_nodes = 0;
     h->cb_read = h->cb_write = UZ_IO_AUTO;
     h->ds_read = h->ds_write = UZ_IO_AUTO;
@@ -195,6 +196,7 @@ static int agree(uz_comm *comm, int err)
 
 static void file_free(uz_file *f)
 {
+    uz_io_coll_free(f);
     uz_io_view_free(&f->view);
     if (f->fd >= 0)
         close(f->fd);

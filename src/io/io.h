@@ -131,6 +131,16 @@ typedef struct MPI_ABI_File {
         int err;
     } split;
     struct uz_io_async *async;  /* nonblocking operations, started on first use */
+    /* Collective I/O's buffers, kept from call to call: fresh memory for
+     * every round costs a page fault per page (file_coll.c). */
+    struct uz_io_arena {
+        char *block;            /* reused each round */
+        size_t cap, used;
+        struct uz_io_overflow *extra;       /* what did not fit this round */
+        size_t extra_bytes;
+    } arena;
+    char *cbuf;                 /* the aggregator's window */
+    size_t cbuf_cap;
     pthread_mutex_t lock;       /* the file's own state under MPI_THREAD_MULTIPLE and the I/O thread */
 } uz_file;
 
@@ -173,6 +183,9 @@ int uz_io_access(uz_file *f, MPI_Offset soff, void *buf, MPI_Count count, uz_dat
  * pays, file_coll.c). */
 int uz_io_access_all(uz_file *f, MPI_Offset soff, void *buf, MPI_Count count, uz_datatype *dt, int is_write,
                      MPI_Count *done);
+
+/* Give back the buffers collective accesses kept (at close). */
+void uz_io_coll_free(uz_file *f);
 
 /* The status of an access that moved `bytes` of the user's data. */
 void uz_io_status(MPI_Status *status, MPI_Count bytes);
