@@ -372,6 +372,18 @@ int uz_io_access(uz_file *f, MPI_Offset soff, void *buf, MPI_Count count, uz_dat
     return err;
 }
 
+void uz_io_advance(uz_file *f, const uz_datatype *dt, MPI_Count done)
+{
+    /* The pointer counts stream etypes: the user's bytes in the file's
+     * representation (a partial element at the end of the file is native
+     * bytes). */
+    MPI_Count elems = dt->size ? done / dt->size : 0, sbytes = 0;
+    uz_io_rep_size(&f->view, dt, elems, &sbytes);
+    if (dt->size)
+        sbytes += done % dt->size;
+    f->pos += sbytes / f->view.etype->size;
+}
+
 void uz_io_status(MPI_Status *status, MPI_Count bytes)
 {
     if (status == MPI_STATUS_IGNORE)
@@ -414,22 +426,14 @@ static int individual(uz_file *f, void *buf, MPI_Count count, uz_datatype *dt, M
                       int is_write)
 {
     MPI_Offset soff;
-    MPI_Count done = 0, stream = 0;
+    MPI_Count done = 0;
     int err = not_sequential(f);
     if (!err)
         err = uz_io_stream_offset(f, f->pos, &soff);
     if (!err)
         err = uz_io_access(f, soff, buf, count, dt, is_write, &done);
     if (!err) {
-        /* The pointer counts stream etypes: convert the user's bytes back. */
-        stream = dt->size ? done / dt->size : 0;
-        MPI_Count sbytes = 0;
-        uz_io_rep_size(&f->view, dt, stream, &sbytes);
-        if (dt->size && done % dt->size) {
-            /* A partial element at the end of the file: native only. */
-            sbytes += done % dt->size;
-        }
-        f->pos += sbytes / f->view.etype->size;
+        uz_io_advance(f, dt, done);
         uz_io_status(status, done);
     }
     return err;

@@ -847,11 +847,7 @@ static int coll_individual(uz_file *f, void *buf, MPI_Count count, uz_datatype *
     int err = coll_at(f, f->pos, buf, count, dt, &st, is_write);
     if (!err) {
         MPI_Count done = uz_status_bytes(&st);
-        MPI_Count elems = dt->size ? done / dt->size : 0, sbytes = 0;
-        uz_io_rep_size(&f->view, dt, elems, &sbytes);
-        if (dt->size)
-            sbytes += done % dt->size;
-        f->pos += sbytes / f->view.etype->size;
+        uz_io_advance(f, dt, done);
         if (status != MPI_STATUS_IGNORE)
             *status = st;
     }

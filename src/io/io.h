@@ -187,6 +187,10 @@ int uz_io_access_all(uz_file *f, MPI_Offset soff, void *buf, MPI_Count count, uz
 /* Give back the buffers collective accesses kept (at close). */
 void uz_io_coll_free(uz_file *f);
 
+/* Move the individual pointer past `done` bytes of the user's data of
+ * type dt. */
+void uz_io_advance(uz_file *f, const uz_datatype *dt, MPI_Count done);
+
 /* The status of an access that moved `bytes` of the user's data. */
 void uz_io_status(MPI_Status *status, MPI_Count bytes);
 

@@ -24,6 +24,7 @@
  * Nothing relies on shared memory; the ranks only share the file.
  */
 #include "uztest.h"
+#include "uzio.h"
 #include <unistd.h>
 #include <time.h>
 
@@ -44,15 +45,7 @@ static MPI_File fh;
 
 static void make_path(const char *tag)
 {
-    if (rank == 0) {
-        const char *dir = getenv("UZURA_TEST_TMPDIR");
-        if (!dir || !*dir)
-            dir = getenv("TMPDIR");
-        if (!dir || !*dir)
-            dir = "/tmp";
-        snprintf(path, sizeof path, "%s/uzura_%s_%ld_%ld.dat", dir, tag, (long)getpid(), (long)time(NULL));
-    }
-    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    uzio_scratch_name(path, (int)sizeof path, "uzura_", tag, ".dat");
 }
 
 static void sync_all(void)

@@ -43,6 +43,7 @@
  * handler, set to MPI_ERRORS_RETURN; open files inherit it.
  */
 #include "uztest.h"
+#include "uzio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,15 +66,7 @@ static int nmade;
 
 static void make_base(const char *prog)
 {
-    if (rank == 0) {
-        const char *d = getenv("UZURA_TEST_TMPDIR");
-        if (!d || !*d)
-            d = getenv("TMPDIR");
-        if (!d || !*d)
-            d = "/tmp";
-        snprintf(base, sizeof(base), "%s/%s.%ld.%ld", d, prog, (long)getpid(), (long)time(NULL));
-    }
-    MPI_Bcast(base, sizeof(base), MPI_CHAR, 0, MPI_COMM_WORLD);
+    uzio_scratch_name(base, (int)sizeof base, "", prog, "");
 }
 
 static const char *scratch(const char *what)
