@@ -878,22 +878,45 @@ int uz_mpi_File_write_all_c(uz_file *fh, const void *buf, MPI_Count count, uz_da
 }
 
 /* Split collectives: the work is done at _begin (MPI-4.1 allows it: the
- * buffer may not be touched until _end), _end hands over the status. */
-static int begin(uz_file *f, int kind, void *buf, int err)
+ * buffer may not be touched until _end), _end hands over the status.  One
+ * may be pending per file. */
+int uz_io_split_free(const uz_file *f)
 {
-    if (f->split.active && !err)
+    if (f->split.active)
         return uz_err_make(MPI_ERR_OTHER, "a split collective operation is already pending on the file");
+    return MPI_SUCCESS;
+}
+
+int uz_io_split_begin(uz_file *f, int kind, void *buf, int err)
+{
     f->split.active = kind;
     f->split.buf = buf;
     f->split.err = err;
     return MPI_SUCCESS;
 }
 
+int uz_io_split_end(uz_file *f, int kind, const void *buf, MPI_Status *status)
+{
+    if (f->split.active != kind)
+        return uz_err_make(MPI_ERR_OTHER, "no matching split collective %s was begun on the file",
+                           kind == 1 ? "read" : "write");
+    if (buf != f->split.buf)
+        return uz_err_make(MPI_ERR_ARG, "buf differs from the one given to the _begin call");
+    f->split.active = 0;
+    if (f->split.err)
+        return f->split.err;
+    if (status != MPI_STATUS_IGNORE)
+        *status = f->split.status;
+    return MPI_SUCCESS;
+}
+
 int uz_mpi_File_read_all_begin_c(uz_file *fh, void *buf, MPI_Count count, uz_datatype *datatype)
 {
-    if (fh->split.active)
-        return begin(fh, 1, buf, 0);
-    return begin(fh, 1, buf, coll_individual(fh, buf, count, datatype, &fh->split.status, 0));
+    int err = uz_io_split_free(fh);
+    if (err)
+        return err;
+    return uz_io_split_begin(fh, 1, buf,
+                             coll_individual(fh, buf, count, datatype, &fh->split.status, 0));
 }
 
 int uz_mpi_File_read_all_end(uz_file *fh, void *buf, MPI_Status *status)
@@ -903,9 +926,11 @@ int uz_mpi_File_read_all_end(uz_file *fh, void *buf, MPI_Status *status)
 
 int uz_mpi_File_write_all_begin_c(uz_file *fh, const void *buf, MPI_Count count, uz_datatype *datatype)
 {
-    if (fh->split.active)
-        return begin(fh, 2, (void *)buf, 0);
-    return begin(fh, 2, (void *)buf, coll_individual(fh, (void *)buf, count, datatype, &fh->split.status, 1));
+    int err = uz_io_split_free(fh);
+    if (err)
+        return err;
+    return uz_io_split_begin(fh, 2, (void *)buf,
+                             coll_individual(fh, (void *)buf, count, datatype, &fh->split.status, 1));
 }
 
 int uz_mpi_File_write_all_end(uz_file *fh, const void *buf, MPI_Status *status)
@@ -916,9 +941,11 @@ int uz_mpi_File_write_all_end(uz_file *fh, const void *buf, MPI_Status *status)
 int uz_mpi_File_read_at_all_begin_c(uz_file *fh, MPI_Offset offset, void *buf, MPI_Count count,
                                     uz_datatype *datatype)
 {
-    if (fh->split.active)
-        return begin(fh, 1, buf, 0);
-    return begin(fh, 1, buf, coll_at(fh, offset, buf, count, datatype, &fh->split.status, 0));
+    int err = uz_io_split_free(fh);
+    if (err)
+        return err;
+    return uz_io_split_begin(fh, 1, buf,
+                             coll_at(fh, offset, buf, count, datatype, &fh->split.status, 0));
 }
 
 int uz_mpi_File_read_at_all_end(uz_file *fh, void *buf, MPI_Status *status)
@@ -929,9 +956,11 @@ int uz_mpi_File_read_at_all_end(uz_file *fh, void *buf, MPI_Status *status)
 int uz_mpi_File_write_at_all_begin_c(uz_file *fh, MPI_Offset offset, const void *buf, MPI_Count count,
                                      uz_datatype *datatype)
 {
-    if (fh->split.active)
-        return begin(fh, 2, (void *)buf, 0);
-    return begin(fh, 2, (void *)buf, coll_at(fh, offset, (void *)buf, count, datatype, &fh->split.status, 1));
+    int err = uz_io_split_free(fh);
+    if (err)
+        return err;
+    return uz_io_split_begin(fh, 2, (void *)buf,
+                             coll_at(fh, offset, (void *)buf, count, datatype, &fh->split.status, 1));
 }
 
 int uz_mpi_File_write_at_all_end(uz_file *fh, const void *buf, MPI_Status *status)

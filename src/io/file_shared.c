@@ -274,38 +274,13 @@ int uz_mpi_File_write_ordered_c(uz_file *fh, const void *buf, MPI_Count count, u
 
 /* ----------------------------------------------------- split, ordered */
 
-static int split_begin(uz_file *f, int kind, void *buf, int err)
-{
-    if (f->split.active) {
-        return uz_err_make(MPI_ERR_OTHER, "a split collective operation is already pending on the file");
-    }
-    f->split.active = kind;
-    f->split.buf = buf;
-    f->split.err = err;
-    return MPI_SUCCESS;
-}
-
-int uz_io_split_end(uz_file *f, int kind, const void *buf, MPI_Status *status)
-{
-    if (f->split.active != kind)
-        return uz_err_make(MPI_ERR_OTHER, "no matching split collective %s was begun on the file",
-                           kind == 1 ? "read" : "write");
-    if (buf != f->split.buf)
-        return uz_err_make(MPI_ERR_ARG, "buf differs from the one given to the _begin call");
-    f->split.active = 0;
-    if (f->split.err)
-        return f->split.err;
-    if (status != MPI_STATUS_IGNORE)
-        *status = f->split.status;
-    return MPI_SUCCESS;
-}
-
 int uz_mpi_File_read_ordered_begin_c(uz_file *fh, void *buf, MPI_Count count, uz_datatype *datatype)
 {
-    if (fh->split.active)
-        return split_begin(fh, 1, buf, 0);
-    int err = ordered(fh, buf, count, datatype, &fh->split.status, 0);
-    return split_begin(fh, 1, buf, err);
+    int err = uz_io_split_free(fh);
+    if (err)
+        return err;
+    return uz_io_split_begin(fh, 1, buf,
+                             ordered(fh, buf, count, datatype, &fh->split.status, 0));
 }
 
 int uz_mpi_File_read_ordered_end(uz_file *fh, void *buf, MPI_Status *status)
@@ -315,10 +290,11 @@ int uz_mpi_File_read_ordered_end(uz_file *fh, void *buf, MPI_Status *status)
 
 int uz_mpi_File_write_ordered_begin_c(uz_file *fh, const void *buf, MPI_Count count, uz_datatype *datatype)
 {
-    if (fh->split.active)
-        return split_begin(fh, 2, (void *)buf, 0);
-    int err = ordered(fh, (void *)buf, count, datatype, &fh->split.status, 1);
-    return split_begin(fh, 2, (void *)buf, err);
+    int err = uz_io_split_free(fh);
+    if (err)
+        return err;
+    return uz_io_split_begin(fh, 2, (void *)buf,
+                             ordered(fh, (void *)buf, count, datatype, &fh->split.status, 1));
 }
 
 int uz_mpi_File_write_ordered_end(uz_file *fh, const void *buf, MPI_Status *status)

@@ -218,7 +218,11 @@ void uz_io_shared_close(uz_file *f);
 /* The end of the file in etypes of the view (MPI_SEEK_END). */
 int uz_io_end_etypes(uz_file *f, MPI_Offset *etypes);
 
-/* Finish a split collective begun with `kind` (1 read, 2 write). */
+/* Split collectives (kind 1 read, 2 write): MPI_ERR_OTHER when one is
+ * pending already; record one whose work is done (err its outcome); and
+ * finish it, handing over its status. */
+int uz_io_split_free(const uz_file *f);
+int uz_io_split_begin(uz_file *f, int kind, void *buf, int err);
 int uz_io_split_end(uz_file *f, int kind, const void *buf, MPI_Status *status);
 
 /* Entry points other files of the layer call. */
