@@ -81,6 +81,11 @@ const struct uz_param uz_params[] = {
     { "IO_CB_BUFFER", UZ_PARAM_SIZE, "16m",
       "Bytes of file each collective I/O aggregator gathers per round (the default of the cb_buffer_size hint)",
       NULL, FIELD(io_cb_buffer), UZ_PARAM_TUNABLE },
+    { "IO_CB_MIN_RUN", UZ_PARAM_SIZE, "16k",
+      "A collective access whose ranks interleave goes through aggregators (two-phase) only when its contiguous "
+      "pieces in the file average fewer bytes than this; longer pieces are read and written by their own ranks "
+      "(the romio_cb_read/romio_cb_write hints override it)",
+      NULL, FIELD(io_cb_min_run), UZ_PARAM_TUNABLE },
 
     /* Network transports */
     { "NET", UZ_PARAM_STRING, "tcp",

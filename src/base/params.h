@@ -56,6 +56,7 @@ struct uz_config {
     /* MPI-IO */
     int io_aggregators;         /* UZURA_IO_AGGREGATORS: per host, 0 automatic */
     size_t io_cb_buffer;        /* UZURA_IO_CB_BUFFER */
+    size_t io_cb_min_run;       /* UZURA_IO_CB_MIN_RUN */
     int wait_yield_us;
     /* network transports */
     char *net;                  /* network transports, in order of preference (pt2pt/net_choice.c) */

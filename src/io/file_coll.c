@@ -627,6 +627,8 @@ out:
 
 /* ---------------------------------------------------------- the calls */
 
+/* Per rank, four numbers: file extent [lo, hi), bytes, contiguous pieces. */
+
 /* Do the ranks' file extents interleave (so that an exchange pays)?
  * Sorted by start, some extent begins before the ones before it end. */
 static int cmp_extent(const void *a, const void *b)
@@ -635,16 +637,16 @@ static int cmp_extent(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-static int interleaved(const long long *ext, int size)
+static int interleaved(const long long *all, int size)
 {
     long long *e = malloc(sizeof(long long) * 2 * (size_t)size);
     if (!e)
         return 1;
     int n = 0;
     for (int r = 0; r < size; r++)
-        if (ext[2 * r] < ext[2 * r + 1]) {
-            e[2 * n] = ext[2 * r];
-            e[2 * n + 1] = ext[2 * r + 1];
+        if (all[4 * r] < all[4 * r + 1]) {
+            e[2 * n] = all[4 * r];
+            e[2 * n + 1] = all[4 * r + 1];
             n++;
         }
     qsort(e, (size_t)n, 2 * sizeof(long long), cmp_extent);
@@ -657,6 +659,32 @@ static int interleaved(const long long *ext, int size)
     }
     free(e);
     return overlap;
+}
+
+/* Are the pieces short enough, on average over all ranks, that gathering
+ * them into long runs pays for the exchange?  Long pieces cost a system
+ * call each when written in place, which is less than moving every byte
+ * once more through an aggregator (on this host's page cache the
+ * crossover lies near 8-16 KiB; docs/performance.md, MPI-IO). */
+static int short_pieces(const long long *all, int size)
+{
+    long long bytes = 0, pieces = 0;
+    for (int r = 0; r < size; r++) {
+        bytes += all[4 * r + 2];
+        pieces += all[4 * r + 3];
+    }
+    return pieces > 0 && (unsigned long long)(bytes / pieces) < (unsigned long long)uz_config.io_cb_min_run;
+}
+
+/* About how many contiguous pieces in the file `total` stream bytes
+ * make: one for a contiguous view, else the bytes over the filetype's
+ * mean run. */
+static long long file_pieces(const struct uz_io_view *view, MPI_Count total)
+{
+    if (view->contiguous)
+        return 1;
+    size_t run = uz_dt_mean_run(view->filetype);
+    return run ? ((long long)total + (long long)run - 1) / (long long)run : 1;
 }
 
 /* Each rank's stream in the file's representation, for the exchange:
@@ -696,22 +724,24 @@ int uz_io_access_all(uz_file *f, MPI_Offset soff, void *buf, MPI_Count count, uz
     if (!err)
         err = uz_io_stream_bytes(f, count, dt, &total);
     /* Everyone's extent (an empty one for a rank with nothing, or an
-     * error: lo = -1). */
-    long long ext[2] = { 0, 0 };
+     * error: lo = -1), bytes and contiguous pieces in the file. */
+    long long ext[4] = { 0, 0, 0, 0 };
     if (err)
         ext[0] = -1;
     else if (total > 0) {
         ext[0] = uz_io_view_file_offset(&f->view, soff);
         ext[1] = uz_io_view_file_offset(&f->view, soff + total - 1) + 1;
+        ext[2] = total;
+        ext[3] = file_pieces(&f->view, total);
     }
-    long long *all = malloc(sizeof(long long) * 2 * (size_t)size);
+    long long *all = malloc(sizeof(long long) * 4 * (size_t)size);
     if (!all)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory for collective I/O");
-    int e = uz_coll_allgather(ext, 2, uz_datatype_get(MPI_LONG_LONG), all, 2, uz_datatype_get(MPI_LONG_LONG),
+    int e = uz_coll_allgather(ext, 4, uz_datatype_get(MPI_LONG_LONG), all, 4, uz_datatype_get(MPI_LONG_LONG),
                               f->comm);
     int failed = 0;
     for (int r = 0; !e && r < size; r++)
-        failed |= all[2 * r] < 0;
+        failed |= all[4 * r] < 0;
     if (e || err || failed) {
         free(all);
         return e ? e : err ? err : uz_err_make(MPI_ERR_OTHER, "another rank's part of the collective access "
@@ -719,7 +749,8 @@ int uz_io_access_all(uz_file *f, MPI_Offset soff, void *buf, MPI_Count count, uz
     }
     enum uz_io_switch sw = is_write ? f->hints.cb_write : f->hints.cb_read;
     int user_rep = f->view.rep == UZ_IO_USER;
-    int two_phase = !f->atomic && !user_rep && sw != UZ_IO_DISABLE && (sw == UZ_IO_ENABLE || interleaved(all, size));
+    int two_phase = !f->atomic && !user_rep && sw != UZ_IO_DISABLE &&
+                    (sw == UZ_IO_ENABLE || (short_pieces(all, size) && interleaved(all, size)));
     if (!two_phase) {
         free(all);
         return uz_io_access(f, soff, buf, count, dt, is_write, done);
@@ -728,11 +759,11 @@ int uz_io_access_all(uz_file *f, MPI_Offset soff, void *buf, MPI_Count count, uz
     t.p.lo = INT64_MAX;
     t.p.hi = 0;
     for (int r = 0; r < size; r++)
-        if (all[2 * r] < all[2 * r + 1]) {
-            if (all[2 * r] < t.p.lo)
-                t.p.lo = all[2 * r];
-            if (all[2 * r + 1] > t.p.hi)
-                t.p.hi = all[2 * r + 1];
+        if (all[4 * r] < all[4 * r + 1]) {
+            if (all[4 * r] < t.p.lo)
+                t.p.lo = all[4 * r];
+            if (all[4 * r + 1] > t.p.hi)
+                t.p.hi = all[4 * r + 1];
         }
     free(all);
     if (t.p.hi <= t.p.lo)

@@ -8,6 +8,16 @@ foreach(t io_views io_shared io_atomic io_datarep)
   uz_add_mpi_test(${t} SOURCES ${t}.c NP ${UZ_IO_MORE_NP} TIMEOUT 120 LABELS io)
 endforeach()
 
+# Collective accesses take one of two strategies by the length of their
+# pieces (UZURA_IO_CB_MIN_RUN): run the collective programs again with
+# each forced, so that both stay tested whatever the default picks.
+foreach(t io_access io_views)
+  uz_add_mpi_test(${t} SOURCES ${t}.c NP 3 4 8 TIMEOUT 120 LABELS io
+                  NAME_SUFFIX twophase ENV UZURA_IO_CB_MIN_RUN=1g)
+  uz_add_mpi_test(${t} SOURCES ${t}.c NP 4 TIMEOUT 120 LABELS io
+                  NAME_SUFFIX inplace ENV UZURA_IO_CB_MIN_RUN=0)
+endforeach()
+
 set(uz_io_netns ${PROJECT_SOURCE_DIR}/tests/net/tcp_netns_run.sh)
 foreach(t io_views io_shared io_atomic)
   foreach(layout 2x1 2x2)
