@@ -26,6 +26,7 @@ exact command.
 
 import argparse
 import os
+import re
 import shlex
 import statistics
 import subprocess
@@ -36,6 +37,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PEERS = Path(os.environ.get("UZURA_PEERS_DIR", Path.home() / ".cache/uzura/peers"))
 LOWER_IS_BETTER = {"latency", "time", "barrier", "lat", "memory"}
+
+
+def lower_is_better(args, prog_args, header):
+    """Times are better low, rates high.  --unit decides when given; else the
+    program's own header line ("# bcast, 4 ranks: bytes, microseconds per
+    call") says what it prints, and only a program that prints no header is
+    judged by its first argument ("latency")."""
+    if args.unit:
+        return any(w in args.unit for w in LOWER_IS_BETTER)
+    text = " ".join(header).lower()
+    if re.search(r"\b(mb|gb)/s\b|\bmops/s\b|\brate\b|bandwidth|per second", text):
+        return False
+    if re.search(r"\b(micro|milli|nano)?seconds\b|\bus\b|µs|\blatency\b|\btime\b", text):
+        return True
+    unit = prog_args[0] if prog_args else args.program
+    return any(w in unit for w in LOWER_IS_BETTER)
 
 
 def uzura_build(build):
@@ -99,7 +116,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--build", default=str(ROOT / "build"))
     ap.add_argument("--unit", default=None, help="latency-like (lower is better) if it contains one of "
-                    + ", ".join(sorted(LOWER_IS_BETTER)))
+                    + ", ".join(sorted(LOWER_IS_BETTER)) + "; by default the program's '#' header line decides")
     ap.add_argument("--only", default=None, help="comma-separated implementations to run")
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for Uzura's runs")
     ap.add_argument("--also", action="append", default=[], metavar="NAME=BUILD",
@@ -110,11 +127,8 @@ def main():
     impls = implementations(build, [a.split("=", 1) for a in args.also])
     if args.only:
         impls = {k: v for k, v in impls.items() if k in args.only.split(",")}
-    unit = args.unit or (prog_args[0] if prog_args else args.program)
-    lower = any(w in unit for w in LOWER_IS_BETTER)
-
-    results = {k: {} for k in impls}
     samples = {k: {} for k in impls}
+    header = []
     with tempfile.TemporaryDirectory() as tmp:
         exes = {k: build_program(args.program, k, v["cc"], Path(tmp), []) for k, v in impls.items()}
         names = list(impls)
@@ -129,11 +143,14 @@ def main():
                 if out.returncode != 0:
                     print(f"# {k} failed ({out.returncode}): {out.stderr.strip()[:300]}", file=sys.stderr)
                     continue
+                if not header:
+                    header = [l for l in out.stdout.splitlines() if l.startswith("#")]
                 for row, val in parse(out.stdout).items():
                     samples[k].setdefault(row, []).append(val)
-                    best = results[k].get(row)
-                    if best is None or (val < best if lower else val > best):
-                        results[k][row] = val
+
+    lower = lower_is_better(args, prog_args, header)
+    pick = min if lower else max
+    results = {k: {r: pick(v) for r, v in samples[k].items()} for k in impls}
 
     cmdline = "bench/compare.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     print(f"`{cmdline}` ({'lower' if lower else 'higher'} is better)\n")

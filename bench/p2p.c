@@ -147,7 +147,9 @@ int main(int argc, char **argv)
     memset(sbuf, 'a', (use_vector ? 2 * hi : hi) + 1);
     memset(rbuf, 0, rsize + 1);
     if (rank == 0)
-        printf("# %s %s\n", mode, use_vector ? "(vector send type)" : "");
+        printf("# %s%s: bytes, %s\n", mode, use_vector ? " (vector send type)" : "",
+               !strcmp(mode, "latency") ? "microseconds one way" : !strcmp(mode, "rate") ? "messages per second"
+                                                                                          : "MB/s");
     for (size_t bytes = lo; bytes <= hi; bytes = bytes ? bytes * 2 : 1) {
         double best = 0, sum = 0;
         int pp = strcmp(mode, "latency") == 0 || strcmp(mode, "bw") == 0 || strcmp(mode, "ibw") == 0;
