@@ -237,6 +237,10 @@ const struct uz_param uz_params[] = {
     { "COLL_SHM_ROOTED_MIN", UZ_PARAM_SIZE, "256",
       "Rooted collectives (bcast, reduce, gather, scatter) use shared memory when auto only with more ranks "
       "than cores and for messages above this size", NULL, FIELD(coll_shm_rooted_min), UZ_PARAM_TUNABLE },
+    { "COLL_PULL_MIN", UZ_PARAM_SIZE, "16k",
+      "Alltoall blocks from this size, between ranks of one host that can read each other's memory "
+      "(cross-memory attach), are pulled by each receiver straight from the sender's buffer: one copy instead "
+      "of two through the shared area; 0: never", NULL, FIELD(coll_pull_min), UZ_PARAM_TUNABLE },
     { "COLL_SHM_SLOT", UZ_PARAM_SIZE, "64k",
       "Bytes per rank in a communicator's shared collective area (larger messages go through in pieces)", NULL,
       FIELD(coll_shm_slot), UZ_PARAM_TUNABLE },

@@ -115,6 +115,7 @@ struct uz_config {
     size_t coll_shm_max;
     size_t coll_shm_slot;
     size_t coll_shm_rooted_min;
+    size_t coll_pull_min;       /* UZURA_COLL_PULL_MIN */
     char *job_id;
     char *job_key;
     int local_rank;

@@ -45,6 +45,7 @@
 #include "coll/coll_tune.h"
 #include "coll/coll_wait.h"
 #include "pt2pt/host_offload.h"
+#include "pt2pt/path.h"
 #include "pt2pt/pt2pt.h"
 
 enum { LINE = 64, MIN_SLOT = 8192, MAX_SLOT = 1 << 20 };
@@ -705,16 +706,151 @@ int uz_shm_scatter(const void *sendbuf, MPI_Count scount, uz_datatype *stype, vo
     return MPI_SUCCESS;
 }
 
+/* ------------------------------------------------------- one-copy pulls */
+
+/* What a rank shows the others before they pull from it: where its p
+ * packed blocks start, and whether it can read every other rank. */
+struct pull_card {
+    uint64_t addr;
+    int32_t can_read;
+    int32_t pad;
+};
+
+/* Every rank's card into all[] (when not NULL), a small-lane operation in
+ * which all arrive; returns whether every rank can read every other. */
+static int swap_cards(struct uz_coll_shm *sh, const struct pull_card *mine, struct pull_card *all)
+{
+    struct lane *L = &sh->lanes[0];
+    uint64_t k = op_begin(sh, L);
+    memcpy(slot_of(sh, L, k, sh->me), mine, sizeof(*mine));
+    if (arrive(sh, L, k))
+        release(sh, L, k);
+    else
+        wait_release(sh, L, k);
+    all_arrived(L, k);
+    int every = 1;
+    for (int r = 0; r < sh->p; r++) {
+        struct pull_card c;
+        memcpy(&c, slot_of(sh, L, k, r), sizeof(c));
+        every &= c.can_read != 0;
+        if (all)
+            all[r] = c;
+    }
+    op_end(sh, L, k);
+    return every;
+}
+
+/* Everyone has arrived here (so has finished reading everyone's memory). */
+static void meet(struct uz_coll_shm *sh)
+{
+    struct lane *L = &sh->lanes[0];
+    uint64_t k = op_begin(sh, L);
+    if (arrive(sh, L, k))
+        release(sh, L, k);
+    else
+        wait_release(sh, L, k);
+    all_arrived(L, k);
+    op_end(sh, L, k);
+}
+
+static int can_read_all(uz_comm *comm)
+{
+    for (int r = 0; r < comm->size; r++)
+        if (r != comm->rank && !uz_path_can_get(uz_group_world_rank(comm->local_group, r)))
+            return 0;
+    return 1;
+}
+
+/* Alltoall with blocks of b bytes, each receiver reading its block straight
+ * from the sender's memory with cross-memory attach: one copy per byte
+ * (the area copies twice), and no rank waits for a particular other, only
+ * twice for all of them (to learn the addresses, and before leaving, since
+ * the others may still be reading its buffer).  A descheduled rank's
+ * memory is read all the same, which is what makes it suit more ranks than
+ * cores.  Returns UZ_SHM_DECLINED, consistently on every rank, when some
+ * rank cannot read another (then the area's algorithm runs). */
+static int alltoall_pull(struct uz_coll_shm *sh, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
+                         void *recvbuf, MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, size_t b)
+{
+    int me = comm->rank, p = comm->size, in_place = sendbuf == MPI_IN_PLACE;
+    const void *src = in_place ? recvbuf : sendbuf;
+    MPI_Count sc = in_place ? rcount : scount;
+    uz_datatype *st = in_place ? rtype : stype;
+    /* Show the others p contiguous blocks: the buffer itself when it is
+     * one, else a packed copy (and always in place, since this rank
+     * overwrites its buffer while the others read it). */
+    unsigned char *packed = NULL;
+    const unsigned char *shown = (const unsigned char *)src + st->true_lb;
+    int contig = !in_place && uz_dt_is_contig(st, sc * p);
+    struct pull_card mine = { .can_read = can_read_all(comm) }, *cards = malloc(sizeof(*cards) * (size_t)p);
+    if (!contig && mine.can_read) {
+        packed = malloc(b * (size_t)p);
+        if (packed) {
+            for (int j = 0; j < p; j++)
+                pack_range(uz_block(src, j, sc, st), sc, st, 0, b, packed + (size_t)j * b);
+            shown = packed;
+        }
+    }
+    if (!cards || (!contig && !packed))
+        mine.can_read = 0;
+    mine.addr = (uint64_t)(uintptr_t)shown;
+    /* A rank short of memory showed can_read = 0: all decline together. */
+    if (!swap_cards(sh, &mine, cards)) {
+        meet(sh);
+        free(cards);
+        free(packed);
+        return UZ_SHM_DECLINED;
+    }
+    int err = MPI_SUCCESS;
+    int rcontig = uz_dt_is_contig(rtype, rcount);
+    unsigned char *stage = rcontig ? NULL : malloc(b);
+    for (int i = 0; i < p; i++) {
+        int r = (me + i) % p;       /* everyone starts at a different sender */
+        void *dst = rcontig ? (void *)((char *)uz_block(recvbuf, r, rcount, rtype) + rtype->true_lb) : (void *)stage;
+        if (!dst) {
+            err = uz_err_make(MPI_ERR_NO_MEM, "MPI_Alltoall: out of memory staging a block of %zu bytes", b);
+            break;
+        }
+        if (r == me) {
+            memmove(dst, shown + (size_t)me * b, b);
+        } else {
+            struct iovec local = { dst, b };
+            struct iovec remote = { (void *)(uintptr_t)(cards[r].addr + (uint64_t)me * b), b };
+            int e = uz_path_get(uz_group_world_rank(comm->local_group, r), &local, 1, &remote, 1, NULL);
+            if (e) {
+                err = e < 0 ? uz_err_make(MPI_ERR_OTHER, "MPI_Alltoall: reading rank %d's block failed (%d)", r, e)
+                            : e;
+                break;
+            }
+        }
+        if (!rcontig)
+            unpack_range(uz_block(recvbuf, r, rcount, rtype), rcount, rtype, 0, b, stage);
+    }
+    meet(sh);
+    free(stage);
+    free(cards);
+    free(packed);
+    return err;
+}
+
 int uz_shm_alltoall(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
                     MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int want)
 {
     int me = comm->rank, p = comm->size;
     size_t b = (size_t)(rcount * rtype->size);
-    if (!wanted(want, b * p, SYNC) || b == 0)
+    /* Large blocks are pulled whenever the area may be used at all: one
+     * copy beats both the area's two and message passing's rounds. */
+    int pull = want >= 0 && uz_config.coll_shm_max > 0 && uz_config.coll_pull_min > 0 && b >= uz_config.coll_pull_min;
+    if ((!pull && !wanted(want, b * p, SYNC)) || b == 0)
         return UZ_SHM_DECLINED;
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)
         return UZ_SHM_DECLINED;
+    if (pull) {
+        int err = alltoall_pull(sh, sendbuf, scount, stype, recvbuf, rcount, rtype, comm, b);
+        if (err != UZ_SHM_DECLINED || !wanted(want, b * p, SYNC))
+            return err;
+    }
     struct lane *L = lane_for(sh, b * p);
     size_t piece = L->slot / p;
     if (piece == 0)

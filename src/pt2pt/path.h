@@ -60,6 +60,8 @@ int uz_path_put(int world, const struct iovec *local, int nlocal, const struct i
                 struct uz_rma_completion *comp);
 int uz_path_get(int world, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote,
                 struct uz_rma_completion *comp);
+/* Would uz_path_get with `world` copy (rather than say -ENOTSUP)? */
+int uz_path_can_get(int world);
 
 /* The transport reaching a peer (NULL when none does). */
 static inline const struct uz_transport_ops *uz_path_ops(const struct uz_peer *p)

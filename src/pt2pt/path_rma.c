@@ -41,3 +41,8 @@ int uz_path_get(int world, const struct iovec *local, int nlocal, const struct i
         return uz_peers[world].failed;
     return path->ops->get(uz_peers[world].addr, local, nlocal, remote, nremote, comp);
 }
+
+int uz_path_can_get(int world)
+{
+    return usable_path(world, 0) != NULL && !uz_peers[world].failed;
+}
