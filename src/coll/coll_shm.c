@@ -883,6 +883,54 @@ int uz_shm_alltoall(const void *sendbuf, MPI_Count scount, uz_datatype *stype, v
  * rank posts, per destination, the next piece of that block (up to a fixed
  * share of its slot) and a flag saying whether it has more; the operations
  * go on until no rank has. */
+/* What each rank adds to the head of its slot in the first operation of
+ * an alltoallv, so that all can tell whether the rest may be pulled. */
+struct pullv_card {
+    uint32_t pullable;          /* every send block contiguous, every rank readable */
+    uint32_t pad;
+    uint64_t total;             /* bytes this rank sends */
+};
+
+/* After the first operation: pull the rest of every block from its
+ * sender (alltoall_pull's reasons), when every rank can and the blocks
+ * average UZURA_COLL_PULL_MIN.  The same answer on every rank. */
+static int pullv_agreed(struct uz_coll_shm *sh, struct lane *L, uint64_t k, size_t card_at)
+{
+    uint64_t total = 0;
+    int p = sh->p;
+    for (int i = 0; i < p; i++) {
+        struct pullv_card c;
+        memcpy(&c, slot_of(sh, L, k, i) + card_at, sizeof(c));
+        if (!c.pullable)
+            return 0;
+        total += c.total;
+    }
+    return uz_config.coll_pull_min > 0 && total / ((uint64_t)p * (uint64_t)p) >= uz_config.coll_pull_min;
+}
+
+/* Bytes [from, end) of block i, read from its sender's memory. */
+static int pullv_rest(uz_comm *comm, int i, uint64_t addr, size_t from, size_t end, void *rbuf, MPI_Count rcount,
+                      uz_datatype *rtype)
+{
+    if (from >= end)
+        return MPI_SUCCESS;
+    size_t n = end - from;
+    int rcontig = uz_dt_is_contig(rtype, rcount);
+    unsigned char *stage = rcontig ? NULL : malloc(n);
+    if (!rcontig && !stage)
+        return uz_err_make(MPI_ERR_NO_MEM, "MPI_Alltoallv: out of memory staging %zu bytes", n);
+    struct iovec local = { rcontig ? (char *)rbuf + rtype->true_lb + from : (char *)stage, n };
+    struct iovec remote = { (void *)(uintptr_t)(addr + from), n };
+    int e = i == comm->rank ? (memmove(local.iov_base, remote.iov_base, n), 0)
+                            : uz_path_get(uz_group_world_rank(comm->local_group, i), &local, 1, &remote, 1, NULL);
+    if (!e && stage)
+        unpack_range(rbuf, rcount, rtype, from, n, stage);
+    free(stage);
+    if (e)
+        return e < 0 ? uz_err_make(MPI_ERR_OTHER, "MPI_Alltoallv: reading rank %d's block failed (%d)", i, e) : e;
+    return MPI_SUCCESS;
+}
+
 int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_datatype *const *stypes,
                      void *const *rbufs, const MPI_Count *rcounts, uz_datatype *const *rtypes, uz_comm *comm,
                      int want, size_t *progress)
@@ -894,18 +942,26 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
         return UZ_SHM_DECLINED;
     struct lane *L = &sh->lanes[1];
     int me = comm->rank;
-    size_t head = ((size_t)(p + 1) * sizeof(uint32_t) + LINE - 1) / LINE * LINE;
+    /* head: lens[p] and "more", then the pull card and, per destination,
+     * the block's address and bytes */
+    size_t card_at = ((size_t)(p + 1) * sizeof(uint32_t) + 7) / 8 * 8;
+    size_t addrs_at = card_at + sizeof(struct pullv_card);
+    size_t head = (addrs_at + (size_t)p * 2 * sizeof(uint64_t) + LINE - 1) / LINE * LINE;
+    if (head >= L->slot)
+        return UZ_SHM_DECLINED;
     size_t share = (L->slot - head) / (size_t)p / LINE * LINE;
     if (share == 0)
         return UZ_SHM_DECLINED;
     size_t *sent = progress, *got = progress + p;
     for (int i = 0; i < 2 * p; i++)
         progress[i] = 0;
+    int first = 1, err = MPI_SUCCESS;
     for (;;) {
         uint64_t k = op_begin(sh, L);
         unsigned char *mine = slot_of(sh, L, k, me);
         uint32_t *lens = (uint32_t *)mine;
         uint32_t more = 0;
+        struct pullv_card card = { .pullable = first && uz_config.coll_pull_min > 0 };
         for (int j = 0; j < p; j++) {
             size_t total = (size_t)(scounts[j] * stypes[j]->size);
             size_t len = total - sent[j] < share ? total - sent[j] : share;
@@ -913,13 +969,24 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
             lens[j] = (uint32_t)len;
             sent[j] += len;
             more |= sent[j] < total;
+            if (card.pullable) {
+                uint64_t a[2] = { (uint64_t)(uintptr_t)((const char *)sbufs[j] + stypes[j]->true_lb), total };
+                memcpy(mine + addrs_at + (size_t)j * sizeof(a), a, sizeof(a));
+                card.total += total;
+                card.pullable = uz_dt_is_contig(stypes[j], scounts[j]);
+            }
         }
+        if (card.pullable)
+            card.pullable = can_read_all(comm);
+        memcpy(mine + card_at, &card, sizeof(card));
         lens[p] = more;
         if (arrive(sh, L, k))
             release(sh, L, k);
         else
             wait_release(sh, L, k);
         all_arrived(L, k);
+        int pull = first && pullv_agreed(sh, L, k, card_at);
+        first = 0;
         uint32_t any = 0;
         for (int i = 0; i < p; i++) {
             const unsigned char *theirs = slot_of(sh, L, k, i);
@@ -929,8 +996,22 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
             unpack_range(rbufs[i], rcounts[i], rtypes[i], got[i], take, theirs + head + (size_t)me * share);
             got[i] += len;
             any |= tl[p];
+            if (pull && !err && tl[p]) {
+                uint64_t a[2];      /* address, bytes of the block for this rank */
+                memcpy(a, theirs + addrs_at + (size_t)me * sizeof(a), sizeof(a));
+                size_t end = a[1] < cap ? (size_t)a[1] : cap;
+                err = pullv_rest(comm, i, a[0], got[i], end, rbufs[i], rcounts[i], rtypes[i]);
+                got[i] = a[1];      /* more than cap: truncated, reported below */
+            }
         }
         op_end(sh, L, k);
+        if (pull) {
+            /* The senders' buffers must stay until every reader is done. */
+            meet(sh);
+            if (err)
+                return err;
+            break;
+        }
         if (!any)
             break;
     }
