@@ -232,9 +232,10 @@ static int pmix_init(struct uz_pmi_info *info, size_t *key_max, size_t *value_ma
         return err;
     pmix_status_t rc = px.init(&px.me, NULL, 0);
     if (rc != PMIX_SUCCESS)
-        return uz_pmi_fail(-EIO, "PMIx: PMIx_Init (library %s) failed: %s (%d); the PMIx "
-                           "server of the launcher did not accept this client",
-                           px.get_version(), px.error_string(rc), (int)rc);
+        return uz_pmi_fail(-EIO, "PMIx: PMIx_Init failed: %s (%d): the launcher's PMIx "
+                           "server (PMIX_SERVER_URI*) could not be reached or refused this "
+                           "client (library: %s)", px.error_string(rc), (int)rc,
+                           px.get_version());
     px.initialized = 1;
     info->rank = (int)px.me.rank;
     snprintf(info->kvsname, sizeof info->kvsname, "%s", px.me.nspace);

@@ -4,6 +4,7 @@
 # without a trace.
 #
 #   slurm_fixture.sh start DIR [WATCH_PID]   start, wait until the node is idle
+#                                            (WATCH_PID "parent": our parent, ctest)
 #   slurm_fixture.sh stop DIR                stop every daemon, remove DIR
 #   slurm_fixture.sh run DIR CMD...          CMD with SLURM_CONF set for DIR
 #
@@ -159,7 +160,9 @@ watch_owner() {
 case $cmd in
 start)
     start_all
-    [ -n "${3:-}" ] && watch_owner "$3"
+    owner=${3:-}
+    [ "$owner" = parent ] && owner=$PPID
+    [ -n "$owner" ] && watch_owner "$owner"
     echo "slurm fixture: node $(hostname -s) idle, SLURM_CONF=$dir/slurm.conf"
     ;;
 stop)
