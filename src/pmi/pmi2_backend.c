@@ -107,9 +107,12 @@ static int recv_reply(const char *what, const char *reply_cmd)
         return err;
     pmi2.in[len] = '\0';
     uz_pmi_excerpt(pmi2.in, len, pmi2.excerpt);
-    if (memchr(pmi2.in, '\0', len) || uz_pmi2_parse(pmi2.in, &pmi2.reply, &why))
-        return uz_pmi_fail(-EPROTO, "PMI-2: server reply to '%s' %s: '%s'", what,
-                           memchr(pmi2.in, '\0', len) ? "contains a NUL byte" : why,
+    if (memchr(pmi2.in, '\0', len))
+        why = "contains a NUL byte";
+    else if (uz_pmi2_parse(pmi2.in, &pmi2.reply, &why) == 0)
+        why = NULL;
+    if (why)
+        return uz_pmi_fail(-EPROTO, "PMI-2: server reply to '%s' %s: '%s'", what, why,
                            pmi2.excerpt);
     if (strcmp(uz_pmi_line_cmd(&pmi2.reply), reply_cmd) != 0)
         return uz_pmi_fail(-EPROTO, "PMI-2: server replied to '%s' with 'cmd=%s' instead "

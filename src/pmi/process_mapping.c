@@ -39,7 +39,11 @@ static int number(const char **p, long *out)
 
 static int parse_blocks(const char *p, struct block *b, int *n)
 {
-    if (expect(&p, '(') || strncmp(p, "vector", 6) != 0)
+    if (expect(&p, '('))
+        return -EINVAL;
+    while (*p == ' ')
+        p++;
+    if (strncmp(p, "vector", 6) != 0)
         return -EINVAL;
     p += 6;
     for (*n = 0; expect(&p, ',') == 0; (*n)++) {
