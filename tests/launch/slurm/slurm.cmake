@@ -6,6 +6,7 @@
 #   slurm.<prog>.prrte.np<N>   Open MPI 5's mpirun         (libpmix, PMIx 5 server)
 #   slurm.abort.<mode>.np4     MPI_Abort on one rank ends the job
 #   slurm.mpi_none.np2         srun --mpi=none -n 2 fails with the launcher error
+#   slurm2.<prog>.<mode>.np<N> srun -N 2 on two nodes (network namespaces)
 #
 # The srun tests share one private one-node Slurm: slurm.setup starts it
 # (FIXTURES_SETUP), slurm.cleanup stops it; a watcher stops it too if ctest
@@ -67,6 +68,31 @@ foreach(mode pmi2 pmix prrte)
   if(NOT mode STREQUAL prrte)
     set_tests_properties(slurm.abort.${mode}.np4 PROPERTIES FIXTURES_REQUIRED slurm)
   endif()
+endforeach()
+
+# Two nodes: network namespaces uzh0 and uzh1 of tests/net/netns.sh, a
+# slurmd in each (fixture slurm2, started by slurm2.setup).  Ranks on
+# different nodes talk over TCP.
+set(uz_slurm2_dir /tmp/uzslurm2-${uz_slurm_hash})
+add_test(NAME slurm2.setup COMMAND bash ${uz_slurm_fixture} start ${uz_slurm2_dir} parent 2)
+set_tests_properties(slurm2.setup PROPERTIES
+  FIXTURES_SETUP slurm2 TIMEOUT 60 SKIP_RETURN_CODE 77 LABELS "launch;slurm;hosts")
+add_test(NAME slurm2.cleanup COMMAND bash ${uz_slurm_fixture} stop ${uz_slurm2_dir})
+set_tests_properties(slurm2.cleanup PROPERTIES
+  FIXTURES_CLEANUP slurm2 TIMEOUT 60 LABELS "launch;slurm;hosts")
+foreach(entry ${uz_slurm_programs})
+  string(REPLACE "|" ";" entry "${entry}")
+  list(GET entry 0 prog)
+  list(GET entry 1 file)
+  foreach(mode pmi2 pmix)
+    foreach(np 2 4 8)
+      set(t slurm2.${prog}.${mode}.np${np})
+      add_test(NAME ${t} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/slurm_run.sh ${mode} ${np} ${file})
+      set_tests_properties(${t} PROPERTIES
+        ENVIRONMENT "SLURM_FIXTURE_DIR=${uz_slurm2_dir};UZURA_HAVE_PMIX=${UZURA_HAVE_PMIX};SLURM_RUN_NODES=2"
+        FIXTURES_REQUIRED slurm2 TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "launch;slurm;hosts")
+    endforeach()
+  endforeach()
 endforeach()
 
 add_test(NAME slurm.mpi_none.np2

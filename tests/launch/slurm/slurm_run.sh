@@ -14,7 +14,11 @@
 #
 # srun modes use the Slurm of the slurm fixture ($SLURM_FIXTURE_DIR, started
 # by the slurm.setup test); they print "SKIPPED: <reason>" and exit 77 when
-# it is not running.  PROGRAM "where" (launch_mpi_where) is also checked to
+# it is not running.  With SLURM_RUN_NODES=K (K > 1, the two-node fixture of
+# network namespaces) the ranks are spread over K nodes (srun -N K), and
+# each rank gets UZURA_NODE_ID=$SLURM_NODEID: the namespaces share the host
+# name and boot id that wire-up otherwise tells hosts apart by, and with it
+# ranks on different nodes talk over the network, as on separate hosts.  PROGRAM "where" (launch_mpi_where) is also checked to
 # have run as NP ranks of one job: a line "rank R of NP" from each rank and
 # "ring ok, sum S".  Set by CMake: SLURM_FIXTURE_DIR, UZURA_HAVE_PMIX,
 # UZURA_PEERS_DIR (optional).
@@ -28,10 +32,27 @@ trap 'rm -f "$out" "$err"' EXIT
 
 skip() { echo "SKIPPED: $*"; exit 77; }
 
+here=$(cd "$(dirname "$0")" && pwd)
+
 need_fixture() {
     [ -s "$fixture/slurm.conf" ] ||
-        skip "the one-node Slurm is not running (test slurm.setup skipped or failed: see its output)"
-    export SLURM_CONF=$fixture/slurm.conf
+        skip "the Slurm of $fixture is not running (its setup test was skipped or failed: see its output)"
+}
+
+# srun through the fixture (which enters node 0's namespace when it has one).
+srun_command() {
+    local nodes=${SLURM_RUN_NODES:-1}
+    srun_cmd=(bash "$here/slurm_fixture.sh" run "$fixture" srun)
+    [ "$nodes" -gt 1 ] && srun_cmd+=(-N "$nodes")
+}
+
+# The program, or with several nodes a wrapper that names the rank's node.
+program_words() {
+    if [ "${SLURM_RUN_NODES:-1}" -gt 1 ]; then
+        printf '%s\0' bash -c 'UZURA_NODE_ID=$SLURM_NODEID exec "$0" "$@"' "$@"
+    else
+        printf '%s\0' "$@"
+    fi
 }
 
 need_pmix() {
@@ -74,8 +95,10 @@ case $mode in
 pmi2|pmix)
     need_fixture
     [ "$mode" = pmix ] && need_pmix
-    timeout -k 5 $limit srun --mpi="$mode" -O -n "$np" --kill-on-bad-exit=1 \
-        --job-name="uz-$mode" "$@" >"$out" 2>"$err"
+    mapfile -d '' words < <(program_words "$@")
+    srun_command
+    timeout -k 5 $limit "${srun_cmd[@]}" --mpi="$mode" -O -n "$np" --kill-on-bad-exit=1 \
+        --job-name="uz-$mode" "${words[@]}" >"$out" 2>"$err"
     check_run $? "$1"
     ;;
 prrte)
@@ -90,7 +113,8 @@ prrte)
     ;;
 none)
     need_fixture
-    timeout -k 5 $limit srun --mpi=none -O -n "$np" "$@" >"$out" 2>"$err"
+    srun_command
+    timeout -k 5 $limit "${srun_cmd[@]}" --mpi=none -O -n "$np" "$@" >"$out" 2>"$err"
     rc=$?
     if [ $rc = 0 ] || grep -q "of 1:" "$out" ||
         ! grep -q "launched by Slurm .* with --mpi=none: .*use srun --mpi=pmi2 or srun --mpi=pmix" "$err"; then
