@@ -66,7 +66,10 @@ const struct uz_pmi_backend uz_pmix_backend = {
 #include <stdlib.h>
 #include <string.h>
 
+/* The soname of PMIx 2.x to 5.x; -DUZ_PMIX_LIBRARY=... names another. */
+#ifndef UZ_PMIX_LIBRARY
 #define UZ_PMIX_LIBRARY "libpmix.so.2"
+#endif
 
 static struct {
     void *lib;
