@@ -60,6 +60,11 @@ int uz_pmi_finalize(void);
  * prints the message and exits with the code itself. */
 int uz_pmi_abort(int exit_code, const char *message);
 
+/* This process's rank as the launcher's environment gives it before
+ * uz_pmi_init (PMI_RANK, PMIX_RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK), or
+ * -1: so that only rank 0 prints what every rank would say alike. */
+int uz_pmi_env_rank(void);
+
 /* One line describing the last failure of a uz_pmi_* call. */
 const char *uz_pmi_last_error(void);
 

@@ -144,3 +144,17 @@ int uz_pmi_launcher_choose(const struct uz_pmi_backend **backend)
     *backend = &uz_singleton_backend;
     return 0;
 }
+
+int uz_pmi_env_rank(void)
+{
+    static const char *const names[] = {"PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
+                                        "OMPI_COMM_WORLD_RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *text = getenv(names[i]);
+        char *end;
+        long v = text && *text ? strtol(text, &end, 10) : -1;
+        if (text && *text && !*end && v >= 0 && v <= INT_MAX)
+            return (int)v;
+    }
+    return -1;
+}
