@@ -2,8 +2,9 @@
 # slurm_run.sh — run one MPI test program under another launcher, for the
 # slurm.* tests (tests/launch/slurm/slurm.cmake):
 #
-#   slurm_run.sh pmi2  NP PROGRAM [ARGS]   srun --mpi=pmi2 -O -n NP
-#   slurm_run.sh pmix  NP PROGRAM [ARGS]   srun --mpi=pmix -O -n NP
+#   slurm_run.sh pmi2  NP PROGRAM [ARGS]   srun --mpi=pmi2 -O -s -n NP (-s: jobs of
+#                                          tests run at once share the node)
+#   slurm_run.sh pmix  NP PROGRAM [ARGS]   srun --mpi=pmix -O -s -n NP
 #   slurm_run.sh prrte NP PROGRAM [ARGS]   Open MPI 5's mpirun (PRRTE)
 #   slurm_run.sh none  NP PROGRAM          srun --mpi=none: must fail with
 #                                          the clear error, no singleton runs
@@ -97,7 +98,7 @@ pmi2|pmix)
     [ "$mode" = pmix ] && need_pmix
     mapfile -d '' words < <(program_words "$@")
     srun_command
-    timeout -k 5 $limit "${srun_cmd[@]}" --mpi="$mode" -O -n "$np" --kill-on-bad-exit=1 \
+    timeout -k 5 $limit "${srun_cmd[@]}" --mpi="$mode" -O -s -n "$np" --kill-on-bad-exit=1 \
         --job-name="uz-$mode" "${words[@]}" >"$out" 2>"$err"
     check_run $? "$1"
     ;;
@@ -114,7 +115,7 @@ prrte)
 none)
     need_fixture
     srun_command
-    timeout -k 5 $limit "${srun_cmd[@]}" --mpi=none -O -n "$np" "$@" >"$out" 2>"$err"
+    timeout -k 5 $limit "${srun_cmd[@]}" --mpi=none -O -s -n "$np" "$@" >"$out" 2>"$err"
     rc=$?
     if [ $rc = 0 ] || grep -q "of 1:" "$out" ||
         ! grep -q "launched by Slurm .* with --mpi=none: .*use srun --mpi=pmi2 or srun --mpi=pmix" "$err"; then
