@@ -374,7 +374,10 @@ static int pmi2_get(const char *key, char *value, size_t value_len)
         return uz_pmi_fail(-EPROTO, "PMI-2: server reply to 'kvs-get' has no 'found=TRUE' "
                            "with a 'value=': '%s'", pmi2.excerpt);
     char decoded[PMI2_VALUE_MAX * 3];
-    snprintf(decoded, sizeof decoded, "%s", text);
+    if (strlen(text) >= sizeof decoded)
+        return uz_pmi_fail(-ENOBUFS, "PMI-2: value of key '%s' is %zu bytes, more than "
+                           "Uzura ever puts", key, strlen(text));
+    strcpy(decoded, text);
     value_decode(decoded);
     size_t len = strlen(decoded);
     if (len >= value_len)
