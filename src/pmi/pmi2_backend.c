@@ -6,7 +6,8 @@
  * learns from it which protocol follows), then length-prefixed commands
  * (pmi2_wire.c): fullinit, info-getjobattr for universeSize and
  * PMI_process_mapping, kvs-put / kvs-fence / kvs-get, finalize, abort.
- * Every command but abort has one reply, read before the next is sent.
+ * Every command but abort has one reply, read before the next is sent
+ * (pmi2_conn.c).
  *
  * Values are stored with '%' and ';' percent-encoded: a PMI-2 value may in
  * principle hold ';' (doubled on the wire), but a server that stores the
@@ -14,9 +15,9 @@
  * Uzura's cards contain ';'.  Only Uzura reads Uzura's keys.
  */
 #include "pmi/pmi_backend.h"
+#include "pmi/pmi2_conn.h"
 #include "pmi/pmi2_wire.h"
 #include "pmi/pmi_error.h"
-#include "pmi/pmi_request.h"
 #include "pmi/process_mapping.h"
 
 #include <errno.h>
@@ -25,134 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 enum { PMI2_KEY_MAX = 64, PMI2_VALUE_MAX = 1024 };   /* Slurm's, '\0' included */
-
-static struct {
-    int fd;
-    int broken;                               /* framing lost: fail at once */
-    char out[UZ_PMI2_COMMAND_MAX + 8];
-    char in[UZ_PMI2_COMMAND_MAX + 1];
-    struct uz_pmi_line reply;
-    char excerpt[UZ_PMI_EXCERPT_MAX + 8];
-} pmi2 = {.fd = -1};
-
-/* ---------------------------------------------------------------- I/O */
-
-static int io_fail(const char *what, const char *doing, int err)
-{
-    pmi2.broken = 1;
-    return uz_pmi_fail(-err, "PMI-2: %s '%s' failed: %s", doing, what, strerror(err));
-}
-
-static int send_all(const char *text, size_t len, const char *what)
-{
-    if (pmi2.broken)
-        return uz_pmi_fail(-EPIPE, "PMI-2: cannot send '%s': the connection to the "
-                           "process manager was lost earlier", what);
-    while (len > 0) {
-        ssize_t done = send(pmi2.fd, text, len, MSG_NOSIGNAL);
-        if (done < 0 && errno == ENOTSOCK)
-            done = write(pmi2.fd, text, len);
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done < 0)
-            return io_fail(what, "sending", errno);
-        text += done;
-        len -= (size_t)done;
-    }
-    return 0;
-}
-
-static int recv_exact(char *buf, size_t len, const char *what)
-{
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = read(pmi2.fd, buf + got, len - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return io_fail(what, "reading the reply to", errno);
-        if (n == 0) {
-            pmi2.broken = 1;
-            return uz_pmi_fail(-ECONNRESET, "PMI-2: the process manager closed the "
-                               "connection %s its reply to '%s'",
-                               got ? "in the middle of" : "before", what);
-        }
-        got += (size_t)n;
-    }
-    return 0;
-}
-
-/* Read one reply into pmi2.reply and check that it is reply_cmd with rc=0. */
-static int recv_reply(const char *what, const char *reply_cmd)
-{
-    char prefix[UZ_PMI2_LENGTH_DIGITS];
-    const char *why;
-    size_t len;
-    int err, rc;
-    if (pmi2.broken)
-        return uz_pmi_fail(-EPIPE, "PMI-2: cannot wait for the reply to '%s': the "
-                           "connection to the process manager was lost earlier", what);
-    if ((err = recv_exact(prefix, sizeof prefix, what)))
-        return err;
-    if (uz_pmi2_length_parse(prefix, UZ_PMI2_COMMAND_MAX, &len, &why)) {
-        pmi2.broken = 1;
-        return uz_pmi_fail(-EPROTO, "PMI-2: server reply to '%s' %s: '%s'", what, why,
-                           uz_pmi_excerpt(prefix, sizeof prefix, pmi2.excerpt));
-    }
-    if ((err = recv_exact(pmi2.in, len, what)))
-        return err;
-    pmi2.in[len] = '\0';
-    uz_pmi_excerpt(pmi2.in, len, pmi2.excerpt);
-    if (memchr(pmi2.in, '\0', len))
-        why = "contains a NUL byte";
-    else if (uz_pmi2_parse(pmi2.in, &pmi2.reply, &why) == 0)
-        why = NULL;
-    if (why)
-        return uz_pmi_fail(-EPROTO, "PMI-2: server reply to '%s' %s: '%s'", what, why,
-                           pmi2.excerpt);
-    if (strcmp(uz_pmi_line_cmd(&pmi2.reply), reply_cmd) != 0)
-        return uz_pmi_fail(-EPROTO, "PMI-2: server replied to '%s' with 'cmd=%s' instead "
-                           "of 'cmd=%s': '%s'", what, uz_pmi_line_cmd(&pmi2.reply),
-                           reply_cmd, pmi2.excerpt);
-    err = uz_pmi_line_int(&pmi2.reply, "rc", &rc);
-    if (err == -EINVAL || (err == 0 && rc != 0)) {
-        const char *msg = uz_pmi_line_value(&pmi2.reply, "errmsg");
-        return uz_pmi_fail(-EIO, "PMI-2: server refused '%s'%s%s: '%s'", what,
-                           msg ? ": " : "", msg ? msg : "", pmi2.excerpt);
-    }
-    return 0;
-}
-
-static int send_command(const char *cmd, const struct uz_pmi_field *pairs, int npairs)
-{
-    int len = uz_pmi2_format(pmi2.out, sizeof pmi2.out, cmd, pairs, npairs);
-    if (len < 0)
-        return uz_pmi_fail(len, "PMI-2: cannot format '%s' (%s)", cmd,
-                           len == -ENOBUFS ? "too long" : "control character");
-    return send_all(pmi2.out, (size_t)len, cmd);
-}
-
-static int command(const char *cmd, const struct uz_pmi_field *pairs, int npairs)
-{
-    char reply_cmd[64];
-    snprintf(reply_cmd, sizeof reply_cmd, "%s-response", cmd);
-    int err = send_command(cmd, pairs, npairs);
-    return err ? err : recv_reply(cmd, reply_cmd);
-}
-
-static int reply_int(const char *what, const char *name, int *out)
-{
-    int err = uz_pmi_line_int(&pmi2.reply, name, out);
-    if (err)
-        return uz_pmi_fail(-EPROTO, "PMI-2: server reply to '%s' %s '%s=': '%s'", what,
-                           err == -ENOENT ? "lacks" : "has a non-numeric", name,
-                           pmi2.excerpt);
-    return 0;
-}
 
 /* ---------------------------------------------------------------- values */
 
@@ -205,36 +80,6 @@ static int env_int(const char *name, int *out)
     return 0;
 }
 
-/* The PMI-1 line that announces version 2, and its PMI-1 reply. */
-static int announce_version(void)
-{
-    static const char line[] = "cmd=init pmi_version=2 pmi_subversion=0\n";
-    char reply[UZ_PMI_LINE_MAX];
-    size_t n = 0;
-    int err = send_all(line, sizeof line - 1, "init");
-    while (!err && (n == 0 || reply[n - 1] != '\n')) {
-        if (n == sizeof reply - 1)
-            return uz_pmi_fail(-EPROTO, "PMI-2: the reply to 'init' is too long");
-        err = recv_exact(reply + n, 1, "init");   /* byte by byte: nothing may be read ahead */
-        n++;
-    }
-    if (err)
-        return err;
-    reply[n - 1] = '\0';
-    struct uz_pmi_line parsed;
-    const char *why;
-    int version, rc;
-    uz_pmi_excerpt(reply, n - 1, pmi2.excerpt);
-    if (uz_pmi_line_parse(reply, &parsed, &why))
-        return uz_pmi_fail(-EPROTO, "PMI-2: server reply to 'init' %s: '%s'", why,
-                           pmi2.excerpt);
-    if (strcmp(uz_pmi_line_cmd(&parsed), "response_to_init") != 0 ||
-        uz_pmi_line_int(&parsed, "rc", &rc) || rc != 0 ||
-        uz_pmi_line_int(&parsed, "pmi_version", &version) || version != 2)
-        return uz_pmi_fail(-EPROTONOSUPPORT, "PMI-2: the process manager does not speak "
-                           "PMI version 2: '%s'", pmi2.excerpt);
-    return 0;
-}
 
 static int fullinit(struct uz_pmi_info *info)
 {
@@ -247,16 +92,16 @@ static int fullinit(struct uz_pmi_info *info)
         pairs[n++] = (struct uz_pmi_field){"pmijobid", getenv("PMI_JOBID")};
     pairs[n++] = (struct uz_pmi_field){"pmirank", rank_text};
     pairs[n++] = (struct uz_pmi_field){"threaded", "FALSE"};
-    if ((err = command("fullinit", pairs, n)) ||
-        (err = reply_int("fullinit", "rank", &rank)) ||
-        (err = reply_int("fullinit", "size", &size)))
+    if ((err = uz_pmi2_command("fullinit", pairs, n)) ||
+        (err = uz_pmi2_reply_int("fullinit", "rank", &rank)) ||
+        (err = uz_pmi2_reply_int("fullinit", "size", &size)))
         return err;
     if (rank != info->rank || size != info->size)
         return uz_pmi_fail(-EPROTO, "PMI-2: the server says rank %d of %d, the "
                            "environment rank %d of %d: '%s'", rank, size, info->rank,
-                           info->size, pmi2.excerpt);
+                           info->size, uz_pmi2_reply_excerpt());
     /* Slurm answers appnum=-1 for a job of one program. */
-    if (uz_pmi_line_int(&pmi2.reply, "appnum", &appnum) == 0 && appnum > 0)
+    if (uz_pmi_line_int(uz_pmi2_reply(), "appnum", &appnum) == 0 && appnum > 0)
         info->appnum = appnum;
     return 0;
 }
@@ -265,11 +110,11 @@ static int fullinit(struct uz_pmi_info *info)
 static int job_attribute(const char *key, char *value, size_t cap)
 {
     struct uz_pmi_field pair = {"key", key};
-    int err = command("info-getjobattr", &pair, 1);
+    int err = uz_pmi2_command("info-getjobattr", &pair, 1);
     if (err)
         return err;
-    const char *found = uz_pmi_line_value(&pmi2.reply, "found");
-    const char *text = uz_pmi_line_value(&pmi2.reply, "value");
+    const char *found = uz_pmi_line_value(uz_pmi2_reply(), "found");
+    const char *text = uz_pmi_line_value(uz_pmi2_reply(), "value");
     if (uz_pmi2_bool(found) != 1 || !text)
         return 0;
     snprintf(value, cap, "%s", text);
@@ -308,8 +153,7 @@ static int pmi2_open(struct uz_pmi_info *info)
         return uz_pmi_fail(-EINVAL, "PMI-2: PMI_RANK=%d of PMI_SIZE=%d is impossible",
                            info->rank, info->size);
     fcntl(fd, F_SETFD, FD_CLOEXEC);   /* programs we start must not hold the socket */
-    pmi2.fd = fd;
-    pmi2.broken = 0;
+    uz_pmi2_conn_open(fd);
     return 0;
 }
 
@@ -329,9 +173,8 @@ static int pmi2_init(struct uz_pmi_info *info, size_t *key_max, size_t *value_ma
     if ((err = pmi2_open(info)))
         return err;
     info->universe_size = info->size;
-    if ((err = announce_version()) || (err = fullinit(info)) || (err = job_attributes(info))) {
-        close(pmi2.fd);
-        pmi2.fd = -1;
+    if ((err = uz_pmi2_announce_version()) || (err = fullinit(info)) || (err = job_attributes(info))) {
+        uz_pmi2_conn_close();
         return err;
     }
     make_kvsname(info);
@@ -352,27 +195,27 @@ static int pmi2_put(const char *key, const char *value)
         return uz_pmi_fail(-EINVAL, "PMI-2: value for key '%s' is longer than %d bytes "
                            "once its '%%' and ';' are encoded", key, PMI2_VALUE_MAX - 1);
     struct uz_pmi_field pairs[2] = {{"key", key}, {"value", encoded}};
-    return command("kvs-put", pairs, 2);
+    return uz_pmi2_command("kvs-put", pairs, 2);
 }
 
 static int pmi2_fence(void)
 {
-    return command("kvs-fence", NULL, 0);
+    return uz_pmi2_command("kvs-fence", NULL, 0);
 }
 
 static int pmi2_get(const char *key, char *value, size_t value_len)
 {
     struct uz_pmi_field pairs[2] = {{"srcid", "-1"}, {"key", key}};
-    int err = command("kvs-get", pairs, 2);
+    int err = uz_pmi2_command("kvs-get", pairs, 2);
     if (err)
         return err;
-    const char *found = uz_pmi_line_value(&pmi2.reply, "found");
-    const char *text = uz_pmi_line_value(&pmi2.reply, "value");
+    const char *found = uz_pmi_line_value(uz_pmi2_reply(), "found");
+    const char *text = uz_pmi_line_value(uz_pmi2_reply(), "value");
     if (uz_pmi2_bool(found) == 0)
         return uz_pmi_fail(-ENOENT, "PMI-2: key '%s' not found", key);
     if (uz_pmi2_bool(found) != 1 || !text)
         return uz_pmi_fail(-EPROTO, "PMI-2: server reply to 'kvs-get' has no 'found=TRUE' "
-                           "with a 'value=': '%s'", pmi2.excerpt);
+                           "with a 'value=': '%s'", uz_pmi2_reply_excerpt());
     char decoded[PMI2_VALUE_MAX * 3];
     if (strlen(text) >= sizeof decoded)
         return uz_pmi_fail(-ENOBUFS, "PMI-2: value of key '%s' is %zu bytes, more than "
@@ -391,10 +234,8 @@ static int pmi2_get(const char *key, char *value, size_t value_len)
 
 static int pmi2_finalize(void)
 {
-    int err = command("finalize", NULL, 0);
-    close(pmi2.fd);
-    pmi2.fd = -1;
-    pmi2.broken = 1;
+    int err = uz_pmi2_command("finalize", NULL, 0);
+    uz_pmi2_conn_close();
     return err;
 }
 
@@ -403,14 +244,14 @@ static void pmi2_abort(int exit_code, const char *message)
 {
     char text[512];
     uz_pmi_abort_print(exit_code, message);
-    if (pmi2.broken)
+    if (uz_pmi2_conn_broken())
         return;
     snprintf(text, sizeof text, "%s", message && message[0] ? message : "MPI_Abort");
     for (char *c = text; *c; c++)
         if ((unsigned char)*c < ' ')
             *c = ' ';
     struct uz_pmi_field pairs[2] = {{"isworld", "TRUE"}, {"msg", text}};
-    if (send_command("abort", pairs, 2) == 0)
+    if (uz_pmi2_send("abort", pairs, 2) == 0)
         uz_pmi_abort_wait();
 }
 
