@@ -241,7 +241,14 @@ static int pmix_init(struct uz_pmi_info *info, size_t *key_max, size_t *value_ma
                            px.get_version());
     px.initialized = 1;
     info->rank = (int)px.me.rank;
-    snprintf(info->kvsname, sizeof info->kvsname, "%s", px.me.nspace);
+    /* Slurm's namespace (slurm.pmix.<job>.<step>) repeats when a fresh
+     * slurmctld counts jobs from 1 again, or in another cluster on this
+     * machine; the name must be unique among the jobs running here, since it
+     * names the job's shared memory.  srun's port tells such jobs apart. */
+    const char *srun_port = getenv("SLURM_STEP_LAUNCHER_PORT");
+    int n = snprintf(info->kvsname, sizeof info->kvsname, "%.200s", px.me.nspace);
+    if (srun_port)
+        snprintf(info->kvsname + n, sizeof info->kvsname - (size_t)n, "-%.16s", srun_port);
     if ((err = job_attributes(info))) {
         px.finalize(NULL, 0);
         px.initialized = 0;

@@ -72,7 +72,7 @@ write_conf() {
     [ "$n" -gt 1 ] && ctl_addr=10.77.0.1
     cat >"$dir/slurm.conf" <<CONF
 # Written by tests/launch/slurm/slurm_fixture.sh; removed with $dir.
-ClusterName=uzura
+ClusterName=uz$(printf %s "$dir" | md5sum | cut -c1-8)
 SlurmctldHost=$host($ctl_addr)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
