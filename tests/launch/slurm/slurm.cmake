@@ -65,7 +65,9 @@ foreach(mode pmi2 pmix prrte)
   set_tests_properties(slurm.abort.${mode}.np4 PROPERTIES
     ENVIRONMENT "${uz_slurm_env};UZ_EXPECT_ABORT=3" TIMEOUT 120 SKIP_RETURN_CODE 77
     LABELS "launch;slurm")
-  if(NOT mode STREQUAL prrte)
+  if(mode STREQUAL prrte)
+    set_tests_properties(slurm.abort.${mode}.np4 PROPERTIES LABELS "launch;slurm;peer")
+  else()
     set_tests_properties(slurm.abort.${mode}.np4 PROPERTIES FIXTURES_REQUIRED slurm)
   endif()
 endforeach()
