@@ -72,7 +72,7 @@ static int init_common(int *argc, char ***argv, int required, int *provided)
         return uz_err_make(MPI_ERR_OTHER, atomic_load(&uz_rt.state) == UZ_STATE_RUNNING
                            ? "MPI is already initialized" : "MPI cannot be initialized again after MPI_Finalize");
 
-    if (uz_params_load(msg, sizeof(msg), getenv("PMI_RANK") && atoi(getenv("PMI_RANK")) != 0 ? NULL : stderr) != 0)
+    if (uz_params_load(msg, sizeof(msg), uz_pmi_env_rank() > 0 ? NULL : stderr) != 0)
         return uz_err_make(MPI_ERR_OTHER, "%s", msg);
 
     uz_rt.argc = argc ? *argc : 0;

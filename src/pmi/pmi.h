@@ -2,10 +2,11 @@
  * pmi.h — the process-management interface as the rest of the library sees it.
  *
  * This is the RPIM layer of DESIGN.md: how a rank learns who it is and
- * exchanges business cards with its peers.  One implementation speaks the
- * PMI-1 wire protocol (to Uzura's own mpiexec, to MPICH's Hydra, to Slurm's
- * pmi2 plugin in PMI-1 mode); when no server is present the process is a
- * singleton.  Nothing above this header knows which protocol is in use.
+ * exchanges business cards with its peers.  Behind it, chosen once from the
+ * environment: the PMI-1 wire protocol (Uzura's own mpiexec, MPICH's Hydra),
+ * the PMI-2 wire protocol (srun --mpi=pmi2), the PMIx library (srun
+ * --mpi=pmix, Open MPI's mpirun/PRRTE), or a singleton when no launcher is
+ * present.  Nothing above this header knows which protocol is in use.
  *
  * Every function returns 0 on success or a negative errno-style value; on
  * failure uz_pmi_last_error() describes what went wrong in one line.
@@ -21,11 +22,21 @@ struct uz_pmi_info {
     int appnum;         /* which executable of an MPMD launch, 0 if unknown */
     int universe_size;  /* as reported by the server, or size */
     int singleton;      /* 1 when started without a process manager */
-    char kvsname[256];  /* name of the job's key-value space */
+    char kvsname[256];  /* name of the job's key-value space (unique per job) */
+    /* Where the ranks are, when the process manager says (PMI-2's
+     * PMI_process_mapping, PMIx's job data); -1 when it does not. */
+    int local_rank;     /* this process among the job's ranks on its node */
+    int local_size;     /* the job's ranks on this node */
+    int node_id;        /* this node among the job's nodes, 0.. */
+    int num_nodes;      /* nodes the job runs on */
+    char protocol[16];  /* "PMI-1", "PMI-2", "PMIx" or "singleton", for reports */
 };
 
 /* Connect to the process manager named by the environment (PMI_FD, or
- * PMI_PORT + PMI_ID), or become a singleton when neither is set. */
+ * PMI_PORT + PMI_ID, or PMIX_*), or become a singleton when none is set.
+ * Fails (-EPROTONOSUPPORT) rather than become a singleton when a launcher
+ * started several processes but left none we can use (srun --mpi=none,
+ * PMIx without libpmix): the message says what is missing. */
 int uz_pmi_init(struct uz_pmi_info *info);
 
 /* Publish key=value in the job's key-value space; visible to others after the
@@ -48,6 +59,11 @@ int uz_pmi_finalize(void);
  * message.  Never returns: a singleton (or a rank whose connection is lost)
  * prints the message and exits with the code itself. */
 int uz_pmi_abort(int exit_code, const char *message);
+
+/* This process's rank as the launcher's environment gives it before
+ * uz_pmi_init (PMI_RANK, PMIX_RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK), or
+ * -1: so that only rank 0 prints what every rank would say alike. */
+int uz_pmi_env_rank(void);
 
 /* One line describing the last failure of a uz_pmi_* call. */
 const char *uz_pmi_last_error(void);

@@ -1,16 +1,17 @@
 /*
- * pmi_client.c — the uz_pmi_* calls of pmi.h over the PMI-1 wire protocol.
+ * pmi_client.c — the uz_pmi_* calls of pmi.h: checks, locking, and the one
+ * backend (PMI-1, PMI-2, PMIx or singleton, see pmi_backend.h) chosen from
+ * the environment at init.
  *
  * One connection per process, shared by all threads: each request and its
  * reply happen under one lock so that replies cannot be taken by the wrong
- * thread.  A process started without a process manager is a singleton and
- * never touches the wire.
+ * thread.
  */
 #include "pmi/pmi.h"
-#include "pmi/pmi_connect.h"
+#include "pmi/pmi_backend.h"
 #include "pmi/pmi_error.h"
-#include "pmi/pmi_request.h"
-#include "pmi/singleton_kvs.h"
+#include "pmi/pmi_launcher.h"
+#include "pmi/wire_format.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -25,91 +26,33 @@ static pthread_mutex_t client_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct {
     enum client_state state;
+    const struct uz_pmi_backend *backend;
     struct uz_pmi_info info;
-    struct uz_pmi_conn conn;
     size_t key_max;                 /* longest key and value the server takes */
     size_t value_max;
-    int server_prints_abort_message; /* Uzura's mpiexec: it shows our abort message */
-} client = {.conn = {.fd = -1}};
+} client;
 
 /* ---------------------------------------------------------------- init */
 
-static int clamp_max(int announced, int ours)
-{
-    /* Announced maxima count the terminating '\0', as in MPICH. */
-    return announced > 1 && announced < ours ? announced - 1 : ours - 1;
-}
-
-static int server_handshake(void)
-{
-    struct uz_pmi_reply reply;
-    int err, version, kvsname_max, key_max, value_max;
-    const char *kvsname;
-
-    err = uz_pmi_request(&client.conn, "init", "cmd=init pmi_version=1 pmi_subversion=1\n",
-                         "response_to_init", UZ_PMI_RC_MUST_BE_ZERO, &reply);
-    if (err)
-        return err;
-    if (uz_pmi_line_int(&reply.line, "pmi_version", &version) == 0 && version != 1)
-        return uz_pmi_fail(-EPROTONOSUPPORT, "PMI: server speaks PMI version %d, not 1: '%s'",
-                           version, reply.excerpt);
-    client.server_prints_abort_message = uz_pmi_line_value(&reply.line, "abort_message") != NULL;
-
-    if ((err = uz_pmi_request(&client.conn, "get_maxes", "cmd=get_maxes\n", "maxes",
-                              UZ_PMI_RC_MUST_BE_ZERO, &reply)) ||
-        (err = uz_pmi_reply_int(&reply, "kvsname_max", &kvsname_max)) ||
-        (err = uz_pmi_reply_int(&reply, "keylen_max", &key_max)) ||
-        (err = uz_pmi_reply_int(&reply, "vallen_max", &value_max)))
-        return err;
-    client.key_max = (size_t)clamp_max(key_max, UZ_PMI_KEY_MAX);
-    client.value_max = (size_t)clamp_max(value_max, UZ_PMI_VALUE_MAX);
-
-    if ((err = uz_pmi_request(&client.conn, "get_my_kvsname", "cmd=get_my_kvsname\n",
-                              "my_kvsname", UZ_PMI_RC_MUST_BE_ZERO, &reply)) ||
-        (err = uz_pmi_reply_string(&reply, "kvsname", &kvsname)))
-        return err;
-    if (!uz_pmi_token_ok(kvsname, sizeof client.info.kvsname - 1, 0) || !kvsname[0])
-        return uz_pmi_fail(-EPROTO, "PMI: server gave an unusable kvsname: '%s'",
-                           reply.excerpt);
-    strcpy(client.info.kvsname, kvsname);
-
-    if ((err = uz_pmi_request(&client.conn, "get_appnum", "cmd=get_appnum\n", "appnum",
-                              UZ_PMI_RC_MUST_BE_ZERO, &reply)) ||
-        (err = uz_pmi_reply_int(&reply, "appnum", &client.info.appnum)))
-        return err;
-
-    if ((err = uz_pmi_request(&client.conn, "get_universe_size", "cmd=get_universe_size\n",
-                              "universe_size", UZ_PMI_RC_MUST_BE_ZERO, &reply)) ||
-        (err = uz_pmi_reply_int(&reply, "size", &client.info.universe_size)))
-        return err;
-    /* Hydra answers -1 when it does not know; the job itself is a lower bound. */
-    if (client.info.universe_size < client.info.size)
-        client.info.universe_size = client.info.size;
-    (void)kvsname_max; /* our kvsname buffer is already the PMI-1 maximum */
-    return 0;
-}
-
 static int client_init(void)
 {
-    struct uz_pmi_identity id;
-    int err = uz_pmi_connect(&client.conn, &id);
+    const struct uz_pmi_backend *backend;
+    int err = uz_pmi_launcher_choose(&backend);
     if (err)
         return err;
     memset(&client.info, 0, sizeof client.info);
-    client.info.rank = id.rank;
-    client.info.size = id.size;
-    client.info.universe_size = id.size;
-    client.info.singleton = id.singleton;
-    if (id.singleton) {
-        snprintf(client.info.kvsname, sizeof client.info.kvsname, "uzura_singleton_%d",
-                 (int)getpid());
-        client.key_max = UZ_PMI_KEY_MAX - 1;
-        client.value_max = UZ_PMI_VALUE_MAX - 1;
-        return 0;
-    }
-    if ((err = server_handshake()))
-        uz_pmi_conn_close(&client.conn);
-    return err;
+    client.info.local_rank = client.info.local_size = -1;
+    client.info.node_id = client.info.num_nodes = -1;
+    snprintf(client.info.protocol, sizeof client.info.protocol, "%s", backend->name);
+    client.key_max = UZ_PMI_KEY_MAX - 1;
+    client.value_max = UZ_PMI_VALUE_MAX - 1;
+    if ((err = backend->init(&client.info, &client.key_max, &client.value_max)))
+        return err;
+    if (client.info.size < 1 || client.info.rank < 0 || client.info.rank >= client.info.size)
+        return uz_pmi_fail(-EPROTO, "PMI: %s server gave rank %d of size %d",
+                           backend->name, client.info.rank, client.info.size);
+    client.backend = backend;
+    return 0;
 }
 
 int uz_pmi_init(struct uz_pmi_info *info)
@@ -153,60 +96,24 @@ static int value_check(const char *key, const char *value)
     return 0;
 }
 
-static int server_put(const char *key, const char *value)
-{
-    char request[UZ_PMI_LINE_MAX];
-    struct uz_pmi_reply reply;
-    snprintf(request, sizeof request, "cmd=put kvsname=%s key=%s value=%s\n",
-             client.info.kvsname, key, value);
-    return uz_pmi_request(&client.conn, "put", request, "put_result", UZ_PMI_RC_MUST_BE_ZERO,
-                          &reply);
-}
-
 int uz_pmi_put(const char *key, const char *value)
 {
     pthread_mutex_lock(&client_lock);
     int err = require_ready("uz_pmi_put");
     if (!err && !(err = key_check(key)) && !(err = value_check(key, value)))
-        err = client.info.singleton ? uz_pmi_singleton_put(key, value)
-                                    : server_put(key, value);
+        err = client.backend->put(key, value);
     pthread_mutex_unlock(&client_lock);
     return err;
 }
 
 int uz_pmi_fence(void)
 {
-    struct uz_pmi_reply reply;
     pthread_mutex_lock(&client_lock);
     int err = require_ready("uz_pmi_fence");
-    if (!err && !client.info.singleton)
-        err = uz_pmi_request(&client.conn, "barrier_in", "cmd=barrier_in\n", "barrier_out",
-                             UZ_PMI_RC_MUST_BE_ZERO, &reply);
+    if (!err)
+        err = client.backend->fence();
     pthread_mutex_unlock(&client_lock);
     return err;
-}
-
-static int server_get(const char *key, char *value, size_t value_len)
-{
-    char request[UZ_PMI_LINE_MAX];
-    struct uz_pmi_reply reply;
-    const char *found;
-    int rc, err;
-    snprintf(request, sizeof request, "cmd=get kvsname=%s key=%s\n", client.info.kvsname, key);
-    if ((err = uz_pmi_request(&client.conn, "get", request, "get_result",
-                              UZ_PMI_RC_LEFT_TO_CALLER, &reply)) ||
-        (err = uz_pmi_reply_rc(&reply, &rc)))
-        return err;
-    if (rc != 0)
-        return uz_pmi_fail(-ENOENT, "PMI: key '%s' not found (server rc=%d)", key, rc);
-    if ((err = uz_pmi_reply_string(&reply, "value", &found)))
-        return err;
-    size_t len = strlen(found);
-    if (len >= value_len)
-        return uz_pmi_fail(-ENOBUFS, "PMI: value of key '%s' is %zu bytes, more than the "
-                           "%zu-byte buffer", key, len + 1, value_len);
-    memcpy(value, found, len + 1);
-    return 0;
 }
 
 int uz_pmi_get(const char *key, char *value, size_t value_len)
@@ -214,8 +121,7 @@ int uz_pmi_get(const char *key, char *value, size_t value_len)
     pthread_mutex_lock(&client_lock);
     int err = require_ready("uz_pmi_get");
     if (!err && !(err = key_check(key)))
-        err = client.info.singleton ? uz_pmi_singleton_get(key, value, value_len)
-                                    : server_get(key, value, value_len);
+        err = client.backend->get(key, value, value_len);
     pthread_mutex_unlock(&client_lock);
     return err;
 }
@@ -224,20 +130,28 @@ int uz_pmi_get(const char *key, char *value, size_t value_len)
 
 int uz_pmi_finalize(void)
 {
-    struct uz_pmi_reply reply;
     pthread_mutex_lock(&client_lock);
     int err = require_ready("uz_pmi_finalize");
-    if (!err && !client.info.singleton) {
-        err = uz_pmi_request(&client.conn, "finalize", "cmd=finalize\n", "finalize_ack",
-                             UZ_PMI_RC_MUST_BE_ZERO, &reply);
-        uz_pmi_conn_close(&client.conn);
-    }
-    if (!err || client.state == CLIENT_READY) {
-        uz_pmi_singleton_clear();
+    if (!err) {
+        err = client.backend->finalize();
         client.state = CLIENT_FINALIZED;
     }
     pthread_mutex_unlock(&client_lock);
     return err;
+}
+
+void uz_pmi_abort_print(int exit_code, const char *message)
+{
+    if (message && message[0])
+        fprintf(stderr, "uzura: rank %d: aborting with code %d: %s\n", client.info.rank,
+                exit_code, message);
+}
+
+void uz_pmi_abort_wait(void)
+{
+    fflush(NULL);
+    for (int i = 0; i < 30; i++)
+        nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
 }
 
 /* The status a process that aborts with code leaves: never 0 unless asked
@@ -247,34 +161,16 @@ static int abort_status(int code)
     return (code & 255) || code == 0 ? code & 255 : 1;
 }
 
-/* Ask the server to end the job; it kills us, so wait for that rather than
- * exit and race its reading of the request. */
-static void abort_through_server(int exit_code, const char *message)
-{
-    char request[UZ_PMI_LINE_MAX], encoded[1024];
-    uz_pmi_percent_encode(message ? message : "", encoded, sizeof encoded);
-    snprintf(request, sizeof request, "cmd=abort exitcode=%d%s%s\n", exit_code,
-             client.server_prints_abort_message && encoded[0] ? " message=" : "",
-             client.server_prints_abort_message ? encoded : "");
-    if (uz_pmi_conn_send(&client.conn, request, "abort"))
-        return;
-    for (int i = 0; i < 30; i++)
-        nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
-}
-
 int uz_pmi_abort(int exit_code, const char *message)
 {
     /* Another thread may hold the lock while it waits in a fence; aborting
      * must not wait for it, and only sends, so it goes ahead without. */
     int locked = pthread_mutex_trylock(&client_lock) == 0;
-    int via_server = client.state == CLIENT_READY && !client.info.singleton &&
-                     !client.conn.broken;
-    if (message && message[0] && (!via_server || !client.server_prints_abort_message))
-        fprintf(stderr, "uzura: rank %d: aborting with code %d: %s\n", client.info.rank,
-                exit_code, message);
+    if (client.state == CLIENT_READY)
+        client.backend->abort(exit_code, message);
+    else
+        uz_pmi_abort_print(exit_code, message);
     fflush(NULL);
-    if (via_server)
-        abort_through_server(exit_code, message);
     if (locked)
         pthread_mutex_unlock(&client_lock);
     _exit(abort_status(exit_code));

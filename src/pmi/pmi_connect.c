@@ -54,7 +54,7 @@ static int identity_check(const struct uz_pmi_identity *id)
 
 static int connect_fd(struct uz_pmi_conn *conn, struct uz_pmi_identity *id)
 {
-    int fd, err;
+    int fd = -1, err;
     if ((err = env_int("PMI_FD", &fd)))
         return err;
     if (fd < 0 || fcntl(fd, F_GETFD) < 0)
@@ -154,7 +154,7 @@ static int initack_exchange(struct uz_pmi_conn *conn, int pmi_id, struct uz_pmi_
 
 static int connect_port(struct uz_pmi_conn *conn, struct uz_pmi_identity *id)
 {
-    int pmi_id, err = env_int("PMI_ID", &pmi_id);
+    int pmi_id = -1, err = env_int("PMI_ID", &pmi_id);
     if (err && err != -ENOENT)
         return err;
     int has_id = !err;

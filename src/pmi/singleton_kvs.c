@@ -1,15 +1,19 @@
 /*
- * singleton_kvs.c — put/get for a singleton (see singleton_kvs.h).
+ * singleton_kvs.c — the backend of a process started without a process
+ * manager: rank 0 of 1, with its key-value space in a table of its own.
  *
  * A singleton publishes a handful of keys at most (its own business card),
  * so a list searched from the front is enough.  Callers hold the PMI lock.
  */
 #include "pmi/singleton_kvs.h"
+#include "pmi/pmi_backend.h"
 #include "pmi/pmi_error.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct singleton_entry {
     struct singleton_entry *next;
@@ -73,3 +77,42 @@ void uz_pmi_singleton_clear(void)
         free(e);
     }
 }
+
+/* ---------------------------------------------------------------- backend */
+
+static int singleton_init(struct uz_pmi_info *info, size_t *key_max, size_t *value_max)
+{
+    info->rank = 0;
+    info->size = info->universe_size = 1;
+    info->singleton = 1;
+    info->local_rank = info->node_id = 0;
+    info->local_size = info->num_nodes = 1;
+    snprintf(info->kvsname, sizeof info->kvsname, "uzura_singleton_%d", (int)getpid());
+    return 0;
+}
+
+static int singleton_fence(void)
+{
+    return 0;
+}
+
+static int singleton_finalize(void)
+{
+    uz_pmi_singleton_clear();
+    return 0;
+}
+
+static void singleton_abort(int exit_code, const char *message)
+{
+    uz_pmi_abort_print(exit_code, message);
+}
+
+const struct uz_pmi_backend uz_singleton_backend = {
+    .name = "singleton",
+    .init = singleton_init,
+    .put = uz_pmi_singleton_put,
+    .fence = singleton_fence,
+    .get = uz_pmi_singleton_get,
+    .finalize = singleton_finalize,
+    .abort = singleton_abort,
+};
