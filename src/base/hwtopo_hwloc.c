@@ -49,7 +49,7 @@ static int api_load(struct hwloc_api *api, char *why, size_t whylen)
 {
     void *h = dlopen(hwloc_soname, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-        snprintf(why, whylen, "hwloc is not installed (%s)", dlerror());
+        snprintf(why, whylen, "%s cannot be loaded (%s)", hwloc_soname, dlerror());
         return -1;
     }
     struct { const char *name; void **slot; } syms[] = {

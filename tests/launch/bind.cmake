@@ -4,7 +4,7 @@
 add_executable(bind_cpus ${CMAKE_CURRENT_SOURCE_DIR}/bind_cpus.c)
 set(bind_env "MPIEXEC=$<TARGET_FILE:mpiexec>;BIND_CPUS=$<TARGET_FILE:bind_cpus>")
 set(bind_cases report.default report.core report.hwthread report.socket report.numa report.none
-               sysfs taskset environment options proxy slurm synthetic)
+               sysfs taskset environment options proxy slurm synthetic missing_hwloc)
 if(TARGET mpi_abi)
   add_executable(bind_hw ${CMAKE_CURRENT_SOURCE_DIR}/bind_hw.c)
   target_link_libraries(bind_hw PRIVATE mpi_abi)

@@ -174,6 +174,27 @@ synthetic)
     objects=0/1 report socket 4
     objects=0/1 report core 2 -map-by socket
     ;;
+missing_hwloc)
+    # hwloc installed but unloadable at run time: in a mount namespace of
+    # its own, the library file is hidden behind an empty one.
+    need_hwloc
+    lib=$(readlink -f "$(ldconfig -p | awk '/libhwloc\.so\.15 /{print $NF; exit}')")
+    [ -f "$lib" ] || { echo "SKIPPED: libhwloc.so.15 not found by ldconfig"; exit 77; }
+    unshare -m --propagation private true 2>/dev/null ||
+        { echo "SKIPPED: cannot make a mount namespace (needs root)"; exit 77; }
+    hide="mount --bind /dev/null '$lib' && exec \"\$@\""
+    unshare -m --propagation private sh -c "$hide" sh "$MPIEXEC" --report-bindings -n 2 \
+        -genv UZURA_VERBOSE 1 "${BIND_HW:-$BIND_CPUS}" >"$out" 2>"$err"
+    rc=$?
+    expect_rc 0
+    grep -q '^mpiexec: topology from /sys, because libhwloc.so.15 cannot be loaded (.*); mpiexec may use' "$err" ||
+        { fail "mpiexec did not say hwloc is missing"; show; }
+    if [ -n "${BIND_HW:-}" ]; then
+        grep -q '^Uzura rank 0: topology: read from /sys, because libhwloc.so.15 cannot be loaded' "$err" ||
+            { fail "the library did not say hwloc is missing"; show; }
+        python3 "$check" hw "$err" "$out" 2 || { fail "groups wrong without hwloc"; show; }
+    fi
+    ;;
 hw.np*)
     # The library's view of the binding: HW_GUIDED groups and
     # MPI_Get_hw_resource_info follow each rank's CPUs, and hwloc and the

@@ -249,6 +249,23 @@ void binding_plan_free(struct binding_plan *p)
     free(p);
 }
 
+/* Where the default's round-robin starts: at core 0 when the ranks take
+ * every core, else at the core mpiexec runs on now.  Two jobs of one rank
+ * each (ctest -j2 runs many) then tend to land on different cores rather
+ * than both on core 0 with core 1 idle; the scheduler just put mpiexec on a
+ * CPU it found free.  Explicit -bind-to always starts at the first object. */
+static int default_start(const struct job *job, const struct uz_hwtopo *t, int level,
+                         const struct objects *b)
+{
+    if (job->opt->bind_to != BIND_DEFAULT || job->nranks >= b->n)
+        return 0;
+    int here = uz_hwtopo_instance(t, level, sched_getcpu());
+    for (int k = 0; k < b->n; k++)
+        if (b->instance[k] == here)
+            return k;
+    return 0;
+}
+
 /* Fill in each rank's set; -1 (after saying why) when the plan cannot be
  * made, which fails the job. */
 static int plan_ranks(struct job *job, const struct uz_hwtopo *t, const cpu_set_t *allowed,
@@ -262,7 +279,7 @@ static int plan_ranks(struct job *job, const struct uz_hwtopo *t, const cpu_set_
         free(b.instance);
         return -1;
     }
-    int err = 0;
+    int err = 0, first = default_start(job, t, p->level, &b);
     if (b.n == 0 || m.n == 0) {
         job_fail(job, EXIT_USAGE, "cannot bind to %s%s%s: the topology (%s) has none among the "
                  "CPUs mpiexec may use", binding_level_word(p->level), map != p->level ? " by " : "",
@@ -270,7 +287,7 @@ static int plan_ranks(struct job *job, const struct uz_hwtopo *t, const cpu_set_
         err = -1;
     }
     for (int i = 0; !err && i < job->nranks; i++) {
-        int inst = place_rank(t, allowed, i, p->level, &b, map, &m);
+        int inst = place_rank(t, allowed, first + i, p->level, &b, map, &m);
         p->ordinal[i] = inst;
         uz_hwtopo_cpus_of(t, p->level, inst, allowed, &p->sets[i]);
     }
