@@ -17,3 +17,16 @@ foreach(c ${bind_cases})
   set_tests_properties(launch.bind.${c} PROPERTIES
     ENVIRONMENT "${bind_env}" TIMEOUT 60 SKIP_RETURN_CODE 77 LABELS "launch;bind")
 endforeach()
+
+# The placement rules on a made-up 2x2x2 machine (needs hwloc at run time).
+add_executable(bind_plan ${CMAKE_CURRENT_SOURCE_DIR}/bind_plan.c
+  ${PROJECT_SOURCE_DIR}/tools/mpiexec/binding.c ${PROJECT_SOURCE_DIR}/src/base/hwtopo.c
+  ${PROJECT_SOURCE_DIR}/src/base/hwtopo_hwloc.c ${PROJECT_SOURCE_DIR}/src/base/hwtopo_sysfs.c)
+target_include_directories(bind_plan PRIVATE ${PROJECT_SOURCE_DIR}/tools/mpiexec ${PROJECT_SOURCE_DIR}/src)
+target_compile_definitions(bind_plan PRIVATE _GNU_SOURCE)
+target_link_libraries(bind_plan PRIVATE ${CMAKE_DL_LIBS})
+if(UZ_HAVE_HWLOC_H)
+  target_compile_definitions(bind_plan PRIVATE UZ_HAVE_HWLOC)
+endif()
+add_test(NAME launch.bind.plan COMMAND bind_plan)
+set_tests_properties(launch.bind.plan PROPERTIES TIMEOUT 30 SKIP_RETURN_CODE 77 LABELS "launch;bind")
