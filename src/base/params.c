@@ -245,6 +245,17 @@ const struct uz_param uz_params[] = {
       "Bytes per rank in a communicator's shared collective area (larger messages go through in pieces)", NULL,
       FIELD(coll_shm_slot), UZ_PARAM_TUNABLE },
 
+    /* Topology and binding (docs/binding.md); BIND_TO and MAP_BY are read by mpiexec. */
+    { "HWLOC", UZ_PARAM_BOOL, "1",
+      "Read the machine's topology with hwloc (libhwloc.so.15) when it can be loaded; 0: from /sys", NULL,
+      FIELD(hwloc), UZ_PARAM_TUNABLE },
+    { "BIND_TO", UZ_PARAM_STRING, "",
+      "mpiexec: bind each rank to a core|hwthread|socket|numa or none, as -bind-to (empty: cores when every "
+      "rank has one, else none)", NULL, FIELD(bind_to), UZ_PARAM_TUNABLE },
+    { "MAP_BY", UZ_PARAM_STRING, "",
+      "mpiexec: the order ranks take the objects they are bound to, core|hwthread|socket|numa|slot, as -map-by",
+      NULL, FIELD(map_by), UZ_PARAM_TUNABLE },
+
     /* Given to every rank by mpiexec. */
     { "JOB_ID", UZ_PARAM_STRING, "",
       "Job identifier (names the job's shared-memory segments)", NULL, FIELD(job_id), UZ_PARAM_LAUNCHER },
@@ -259,6 +270,8 @@ const struct uz_param uz_params[] = {
       FIELD(node_id), UZ_PARAM_LAUNCHER },
     { "NUM_NODES", UZ_PARAM_INT, "-1", "How many hosts the job runs on", NULL,
       FIELD(num_nodes), UZ_PARAM_LAUNCHER },
+    { "LOCAL_CPUS", UZ_PARAM_INT, "0", "CPUs mpiexec may use on this host (0: not told)", NULL,
+      FIELD(local_cpus), UZ_PARAM_LAUNCHER },
 };
 
 const int uz_nparams = sizeof(uz_params) / sizeof(uz_params[0]);

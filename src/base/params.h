@@ -122,6 +122,11 @@ struct uz_config {
     int local_size;
     int node_id;
     int num_nodes;
+    /* topology and binding */
+    int hwloc;                  /* UZURA_HWLOC: try hwloc before /sys */
+    char *bind_to;              /* UZURA_BIND_TO, UZURA_MAP_BY: mpiexec's; listed here */
+    char *map_by;
+    int local_cpus;             /* UZURA_LOCAL_CPUS: CPUs the host's ranks may use */
 };
 
 enum { UZ_SHM_CMA_AUTO = 0, UZ_SHM_CMA_ON = 1, UZ_SHM_CMA_OFF = 2 };

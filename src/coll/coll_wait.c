@@ -24,7 +24,9 @@
 #include <sched.h>
 #include <time.h>
 
+#include "base/hwtopo.h"
 #include "base/lock.h"
+#include "base/params.h"
 #include "base/runtime.h"
 #include "coll/coll_wait.h"
 #include "pt2pt/pt2pt.h"
@@ -37,12 +39,10 @@ enum {
 
 static int oversubscribed = -1;
 
+/* Not this rank's own mask: a rank mpiexec bound to a core has it alone. */
 static int count_cpus(void)
 {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0)
-        return CPU_COUNT(&set);
-    return 1;
+    return uz_hwtopo_cpus_for_ranks(uz_config.local_cpus);
 }
 
 static long now_ns(void)

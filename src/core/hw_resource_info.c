@@ -7,6 +7,9 @@
  * takes for "mpi_hw_resource_type" ("core", "L2cache", ...); the value is
  * "true".  A level the process straddles is left out, which is also what
  * tells MPI_COMM_TYPE_RESOURCE_GUIDED splits on it to give MPI_COMM_NULL.
+ * The levels come from hwloc's objects when it loads, else from /sys
+ * (comm_split_hw.c), and follow the binding: a rank that mpiexec bound to
+ * one core has "core" (and every coarser level that core is in).
  */
 #include "base/errors.h"
 #include "core/comm_split_hw.h"

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/hwtopo.h"
 #include "base/params.h"
 #include "base/runtime.h"
 #include "pmi/pmi.h"
@@ -427,12 +428,10 @@ static int open_networks(const struct wireup *w, const struct uz_transport_ops *
     return MPI_SUCCESS;
 }
 
+/* Not this rank's own mask: a rank mpiexec bound to a core has it alone. */
 static int count_cpus(void)
 {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0)
-        return CPU_COUNT(&set);
-    return 1;
+    return uz_hwtopo_cpus_for_ranks(uz_config.local_cpus);
 }
 
 static int wire_up(struct wireup *w)

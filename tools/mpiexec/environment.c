@@ -134,6 +134,8 @@ char **environment_base(const struct job *job)
     list_set_int(&list, "UZURA_NODE_ID", job->node_id);
     list_set_int(&list, "UZURA_NUM_NODES", job->up ? job->num_nodes : 1);
     list_set_int(&list, "MPI_LOCALNRANKS", job->nranks);
+    if (job->binding)
+        list_set_int(&list, "UZURA_LOCAL_CPUS", job->binding->allowed_cpus);
     for (int i = 0; i < RANK_VARS; i++)
         list_unset(&list, rank_var_names[i]);     /* e.g. -genv PMI_RANK 7 */
     return list.vars;

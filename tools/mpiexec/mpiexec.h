@@ -27,6 +27,7 @@
 
 #include "pmi/wire_format.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -78,12 +79,42 @@ struct mpiexec_options {
     const char *launcher;       /* command the proxies are started with, split at blanks */
     int launcher_fork;          /* -launcher fork: start the proxies here, no host */
     int genvall;                /* pass all of mpiexec's environment to remote ranks */
+
+    /* Binding (binding.c, docs/binding.md). */
+    int bind_to;                /* BIND_DEFAULT, BIND_NONE or a UZ_HWTOPO_* level */
+    int map_by;                 /* MAP_DEFAULT, MAP_SLOT or a UZ_HWTOPO_* level */
+    int report_bindings;        /* one line per rank on stderr */
 };
+
+/* Values of bind_to and map_by besides the levels of base/hwtopo.h. */
+enum { BIND_DEFAULT = -1, BIND_NONE = -2, MAP_DEFAULT = -1, MAP_SLOT = -3 };
 
 /* Parse argv.  Returns -1 when the job should run, otherwise the status to
  * exit with at once (after --help, --version or an error, already printed). */
 int options_parse(int argc, char **argv, struct mpiexec_options *opt);
 void options_free(struct mpiexec_options *opt);
+
+/* -------------------------------------------------------------- binding.c */
+
+struct job;
+
+/* Each rank's CPUs on this host, planned before the first fork. */
+struct binding_plan {
+    int level;                  /* what ranks are bound to; BIND_NONE: not bound */
+    cpu_set_t allowed;          /* mpiexec's own affinity: the CPUs the job may use */
+    int allowed_cpus;           /* CPU_COUNT(&allowed): UZURA_LOCAL_CPUS */
+    cpu_set_t *sets;            /* [nranks] when bound */
+    int *ordinal;               /* [nranks]: "core 1" */
+};
+
+int binding_parse_bind_to(const char *text, int *out);     /* 0, or -1: not a word we know */
+int binding_parse_map_by(const char *text, int *out);
+const char *binding_level_word(int level);
+/* NULL when the job failed (already reported). */
+struct binding_plan *binding_plan_make(struct job *job);
+void binding_plan_free(struct binding_plan *p);
+void binding_report_rank(const struct job *job, const struct binding_plan *p, int index);
+int binding_apply(const struct binding_plan *p, int index);
 
 /* ---------------------------------------------------------------- hosts.c */
 
@@ -241,6 +272,7 @@ struct job {
     int ranks_in_barrier;
     int ranks_running;          /* started and not yet exited */
     struct stdin_forward stdin_fwd;
+    struct binding_plan *binding;  /* this host's ranks' CPUs (proxy_local.c), or NULL */
 
     int ending;                 /* the job is being (or has been) stopped */
     int exit_code;

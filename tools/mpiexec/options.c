@@ -37,6 +37,9 @@ enum option_id {
     OPT_LAUNCHER,
     OPT_LAUNCHER_EXEC,
     OPT_GENVALL,
+    OPT_BIND_TO,
+    OPT_MAP_BY,
+    OPT_REPORT_BINDINGS,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -63,6 +66,9 @@ static const struct option_spec option_table[] = {
     {"launcher bootstrap", OPT_LAUNCHER, 1},
     {"launcher-exec bootstrap-exec", OPT_LAUNCHER_EXEC, 1},
     {"genvall envall", OPT_GENVALL, 0},
+    {"bind-to binding", OPT_BIND_TO, 1},
+    {"map-by", OPT_MAP_BY, 1},
+    {"report-bindings", OPT_REPORT_BINDINGS, 0},
     {"h help", OPT_HELP, 0},
     {"version V", OPT_VERSION, 0},
 };
@@ -96,6 +102,14 @@ static const char usage_text[] =
     "                           (e.g. 'ip netns exec' to use namespaces as hosts)\n"
     "  -genvall                 pass all of mpiexec's environment to remote ranks\n"
     "                           (default: PATH, LD_LIBRARY_PATH, UZURA_*, -genv/-x)\n"
+    "\n"
+    "  -bind-to, --bind-to WHAT bind each rank to a core|hwthread|socket|numa|\n"
+    "                           l3cache|l2cache|l1cache, or none (default: a core\n"
+    "                           each when the ranks fit on the cores mpiexec may\n"
+    "                           use, else none; $UZURA_BIND_TO, $HYDRA_BINDING)\n"
+    "  -map-by, --map-by WHAT   order ranks take them: core|hwthread|socket|numa|\n"
+    "                           slot ($UZURA_MAP_BY, $HYDRA_MAPPING)\n"
+    "  --report-bindings        print each rank's CPUs on stderr\n"
     "\n"
     "  --oversubscribe, --allow-run-as-root\n"
     "                           accepted for Open MPI command lines; no effect\n"
@@ -231,6 +245,44 @@ static int parse_launcher_exec(const char *command, struct mpiexec_options *opt)
     return 0;
 }
 
+static int parse_bind_to(const char *text, const char *from, struct mpiexec_options *opt)
+{
+    if (binding_parse_bind_to(text, &opt->bind_to) < 0)
+        return usage_error("%s: '%s' is not one of core, hwthread, socket, numa, l3cache, l2cache, "
+                           "l1cache, none", from, text);
+    return 0;
+}
+
+static int parse_map_by(const char *text, const char *from, struct mpiexec_options *opt)
+{
+    if (binding_parse_map_by(text, &opt->map_by) < 0)
+        return usage_error("%s: '%s' is not one of core, hwthread, socket, numa, l3cache, l2cache, "
+                           "l1cache, slot", from, text);
+    return 0;
+}
+
+/* The binding's environment variables, ours first, then Hydra's; the
+ * command line overrides both. */
+static const char *first_set(const char *a, const char *b, const char **which)
+{
+    const char *v = getenv(a);
+    *which = a;
+    if (v && *v)
+        return v;
+    *which = b;
+    v = getenv(b);
+    return v && *v ? v : NULL;
+}
+
+static int binding_from_environment(struct mpiexec_options *opt)
+{
+    const char *from;
+    const char *bind = first_set("UZURA_BIND_TO", "HYDRA_BINDING", &from);
+    int status = bind ? parse_bind_to(bind, from, opt) : 0;
+    const char *map = first_set("UZURA_MAP_BY", "HYDRA_MAPPING", &from);
+    return status ? status : map ? parse_map_by(map, from, opt) : 0;
+}
+
 static int option_apply(const struct option_spec *spec, char **args,
                         struct mpiexec_options *opt)
 {
@@ -268,6 +320,13 @@ static int option_apply(const struct option_spec *spec, char **args,
         return parse_launcher_exec(args[0], opt);
     case OPT_GENVALL:
         opt->genvall = 1;
+        return 0;
+    case OPT_BIND_TO:
+        return parse_bind_to(args[0], "-bind-to", opt);
+    case OPT_MAP_BY:
+        return parse_map_by(args[0], "-map-by", opt);
+    case OPT_REPORT_BINDINGS:
+        opt->report_bindings = 1;
         return 0;
     case OPT_HELP:
         fputs(usage_text, stdout);
@@ -345,7 +404,8 @@ static int hosts_finish(struct mpiexec_options *opt)
 
 int options_parse(int argc, char **argv, struct mpiexec_options *opt)
 {
-    *opt = (struct mpiexec_options){.nprocs = 1, .launcher = ssh_command};
+    *opt = (struct mpiexec_options){.nprocs = 1, .launcher = ssh_command,
+                                    .bind_to = BIND_DEFAULT, .map_by = MAP_DEFAULT};
     opt->env = calloc((size_t)argc + 1, sizeof *opt->env);
     if (!opt->env)
         return EXIT_LAUNCH_FAILED;
@@ -355,6 +415,9 @@ int options_parse(int argc, char **argv, struct mpiexec_options *opt)
         if (status)
             return status;
     }
+    int status = binding_from_environment(opt);
+    if (status)
+        return status;
     int i = 1;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
         if (strcmp(argv[i], "--") == 0) {

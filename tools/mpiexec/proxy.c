@@ -93,6 +93,12 @@ static int setup_entry(struct proxy_setup *s, char *name, char *value)
         opt->nprocs = atoi(value);
     } else if (strcmp(name, "verbose") == 0) {
         opt->verbose = atoi(value);
+    } else if (strcmp(name, "bind") == 0) {
+        return strcmp(value, "default") == 0 ? 0 : binding_parse_bind_to(value, &opt->bind_to);
+    } else if (strcmp(name, "map") == 0) {
+        return strcmp(value, "default") == 0 ? 0 : binding_parse_map_by(value, &opt->map_by);
+    } else if (strcmp(name, "report_bindings") == 0) {
+        opt->report_bindings = atoi(value);
     } else if (strcmp(name, "ranks") == 0) {
         return ranks_parse(value, s);
     }
@@ -105,7 +111,8 @@ static int setup_parse(struct proxy_setup *s, char *payload, size_t len)
     size_t entries = 0;
     for (size_t i = 0; i < len; i++)
         entries += payload[i] == '\0';
-    *s = (struct proxy_setup){.payload = payload, .opt = {.nprocs = 0}};
+    *s = (struct proxy_setup){.payload = payload,
+                              .opt = {.nprocs = 0, .bind_to = BIND_DEFAULT, .map_by = MAP_DEFAULT}};
     s->opt.env = calloc(entries + 1, sizeof *s->opt.env);
     s->kvs = calloc(entries + 1, sizeof *s->kvs);
     s->argv = calloc(entries + 1, sizeof *s->argv);

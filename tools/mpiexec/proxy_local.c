@@ -13,6 +13,9 @@
  * back through a pipe, so a missing program is one clear message and not N
  * children each complaining.
  *
+ * Each child binds itself to the CPUs binding.c planned for it (or not),
+ * between fork and exec.
+ *
  * The same code starts a proxy's share of the ranks on its host (proxy.c):
  * there the ranks' output is always piped (the proxy's stdout is the stream
  * to the front end) and rank 0's stdin is a pipe the proxy fills with what
@@ -99,7 +102,7 @@ static int rank_fds_open(struct job *job, int rank, struct rank_fds *f)
 /* Why a child could not become the rank, sent back over a close-on-exec
  * pipe: the parent reads EOF when the exec worked. */
 struct exec_failure {
-    enum { FAILED_FORK, FAILED_CHDIR, FAILED_EXEC } stage;
+    enum { FAILED_FORK, FAILED_CHDIR, FAILED_BIND, FAILED_EXEC } stage;
     int err;
 };
 
@@ -137,6 +140,12 @@ child_become_rank(const struct job *job, int index, const struct rank_fds *f, ch
     }
     if (job->opt->wdir && chdir(job->opt->wdir) < 0)
         child_report(report_fd, FAILED_CHDIR);
+    /* Here, not in mpiexec: the binding holds for any program (binding.c). */
+    int bind_err = binding_apply(job->binding, index);
+    if (bind_err) {
+        errno = bind_err;
+        child_report(report_fd, FAILED_BIND);
+    }
     /* Default actions for what mpiexec (or a shell that started it in the
      * background) ignores, and mpiexec's mask from before its signalfd. */
     signal(SIGPIPE, SIG_DFL);
@@ -163,6 +172,9 @@ static void spawn_failed(struct job *job, int index, const struct exec_failure *
     int code = failure->err == ENOENT ? EXIT_NOT_FOUND : EXIT_EXEC_FAILED;
     if (failure->stage == FAILED_FORK)
         job_fail(job, EXIT_LAUNCH_FAILED, "cannot start rank %d: %s", rank,
+                 strerror(failure->err));
+    else if (failure->stage == FAILED_BIND)
+        job_fail(job, EXIT_LAUNCH_FAILED, "cannot bind rank %d to its CPUs: %s", rank,
                  strerror(failure->err));
     else if (failure->stage == FAILED_CHDIR)
         job_fail(job, EXIT_USAGE, "cannot run in directory '%s': %s", job->opt->wdir,
@@ -268,9 +280,14 @@ void proxy_local_start(struct job *job, sigset_t *original_mask)
      * job's end can reap it rather than leave a zombie for an init that
      * may be slow to collect it. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
+    job->binding = binding_plan_make(job);
+    if (!job->binding)
+        return;
     char **base_env = environment_base(job);
     for (int i = 0; i < job->nranks && !job->ending; i++)
         if (spawn_rank(job, i, base_env, original_mask) < 0)
             break;
     environment_base_free(base_env);
+    binding_plan_free(job->binding);
+    job->binding = NULL;
 }

@@ -205,6 +205,10 @@ static int setup_build(const struct job *job, int node, char **env, const char *
     err = err || text_entry(t, "key", job->key);
     err = err || text_entry(t, "ranks", ranks);
     err = err || text_entry_int(t, "verbose", job->opt->verbose);
+    /* Each proxy binds its own host's ranks (binding.c). */
+    err = err || text_entry(t, "bind", binding_level_word(job->opt->bind_to));
+    err = err || text_entry(t, "map", binding_level_word(job->opt->map_by));
+    err = err || text_entry_int(t, "report_bindings", job->opt->report_bindings);
     err = err || (wdir && text_entry(t, "wdir", wdir));
     char *pair = NULL;
     err = err || asprintf(&pair, "PMI_process_mapping=%s", mapping) < 0;
