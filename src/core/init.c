@@ -92,13 +92,18 @@ static int init_common(int *argc, char ***argv, int required, int *provided)
     struct uz_pmi_info pmi;
     uz_runtime_set_job_abort(abort_job_through_pmi);
     if (uz_pmi_init(&pmi) != 0)
-        return pmi_error("cannot connect to the process manager");
+        return pmi_error("no usable process manager");
     uz_rt.world_rank = pmi.rank;
     uz_rt.world_size = pmi.size;
     uz_rt.appnum = pmi.appnum;
     uz_rt.universe_size = pmi.universe_size > 0 ? pmi.universe_size : pmi.size;
     uz_rt.singleton = pmi.singleton;
     make_job_id(&pmi);
+    /* The process manager knows which ranks share a node (Slurm's
+     * PMI_process_mapping, PMIx's job data): take its word unless the
+     * user or our own mpiexec set UZURA_NODE_ID. */
+    if (uz_config.node_id < 0 && pmi.node_id >= 0)
+        uz_config.node_id = pmi.node_id;
 
     if ((err = uz_comm_init_builtins()))
         return err;

@@ -16,10 +16,9 @@
 # srun modes use the Slurm of the slurm fixture ($SLURM_FIXTURE_DIR, started
 # by the slurm.setup test); they print "SKIPPED: <reason>" and exit 77 when
 # it is not running.  With SLURM_RUN_NODES=K (K > 1, the two-node fixture of
-# network namespaces) the ranks are spread over K nodes (srun -N K), and
-# each rank gets UZURA_NODE_ID=$SLURM_NODEID: the namespaces share the host
-# name and boot id that wire-up otherwise tells hosts apart by, and with it
-# ranks on different nodes talk over the network, as on separate hosts.  PROGRAM "where" (launch_mpi_where) is also checked to
+# network namespaces) the ranks are spread over K nodes (srun -N K); the
+# ranks take their node from the PMI server, so ranks on different nodes
+# talk over the network, as on separate hosts.  PROGRAM "where" (launch_mpi_where) is also checked to
 # have run as NP ranks of one job: a line "rank R of NP" from each rank and
 # "ring ok, sum S".  Set by CMake: SLURM_FIXTURE_DIR, UZURA_HAVE_PMIX,
 # UZURA_PEERS_DIR (optional).
@@ -47,13 +46,12 @@ srun_command() {
     [ "$nodes" -gt 1 ] && srun_cmd+=(-N "$nodes")
 }
 
-# The program, or with several nodes a wrapper that names the rank's node.
+# The program itself: with several nodes each rank learns its node from
+# the PMI server (PMI_process_mapping, PMIX_NODEID), which is how ranks on
+# the namespaces' nodes, sharing a host name and boot id, know they are not
+# neighbours.
 program_words() {
-    if [ "${SLURM_RUN_NODES:-1}" -gt 1 ]; then
-        printf '%s\0' bash -c 'UZURA_NODE_ID=$SLURM_NODEID exec "$0" "$@"' "$@"
-    else
-        printf '%s\0' "$@"
-    fi
+    printf '%s\0' "$@"
 }
 
 need_pmix() {
