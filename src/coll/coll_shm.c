@@ -405,13 +405,10 @@ void uz_coll_shm_describe(char *buf, size_t len)
 
 /* ----------------------------------------------------------------- barrier */
 
-int uz_shm_barrier(uz_comm *comm, int want)
+/* Every rank has arrived here: a barrier, and for pulls the sign that
+ * nobody reads this rank's memory any more. */
+static void meet(struct uz_coll_shm *sh)
 {
-    if (want < 0 || (want == 0 && uz_config.coll_shm_max == 0))
-        return UZ_SHM_DECLINED;
-    struct uz_coll_shm *sh = shm_of(comm);
-    if (!sh)
-        return UZ_SHM_DECLINED;
     struct lane *L = &sh->lanes[0];
     uint64_t k = op_begin(sh, L);
     if (arrive(sh, L, k))
@@ -420,6 +417,16 @@ int uz_shm_barrier(uz_comm *comm, int want)
         wait_release(sh, L, k);
     all_arrived(L, k);
     op_end(sh, L, k);
+}
+
+int uz_shm_barrier(uz_comm *comm, int want)
+{
+    if (want < 0 || (want == 0 && uz_config.coll_shm_max == 0))
+        return UZ_SHM_DECLINED;
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    meet(sh);
     return MPI_SUCCESS;
 }
 
@@ -738,19 +745,6 @@ static int swap_cards(struct uz_coll_shm *sh, const struct pull_card *mine, stru
     }
     op_end(sh, L, k);
     return every;
-}
-
-/* Everyone has arrived here (so has finished reading everyone's memory). */
-static void meet(struct uz_coll_shm *sh)
-{
-    struct lane *L = &sh->lanes[0];
-    uint64_t k = op_begin(sh, L);
-    if (arrive(sh, L, k))
-        release(sh, L, k);
-    else
-        wait_release(sh, L, k);
-    all_arrived(L, k);
-    op_end(sh, L, k);
 }
 
 static int can_read_all(uz_comm *comm)

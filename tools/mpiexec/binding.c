@@ -39,9 +39,9 @@ struct level_word {
     int level;
 };
 
-/* What -bind-to and -map-by accept (Hydra's and Open MPI's words). */
-static const struct level_word bind_words[] = {
-    {"none", BIND_NONE},
+/* The hardware levels -bind-to and -map-by both accept (Hydra's and Open
+ * MPI's words); -bind-to adds "none", -map-by "slot". */
+static const struct level_word level_words[] = {
     {"core", UZ_HWTOPO_CORE}, {"cores", UZ_HWTOPO_CORE},
     {"hwthread", UZ_HWTOPO_HWTHREAD}, {"hwthreads", UZ_HWTOPO_HWTHREAD},
     {"socket", UZ_HWTOPO_SOCKET}, {"sockets", UZ_HWTOPO_SOCKET}, {"package", UZ_HWTOPO_SOCKET},
@@ -49,16 +49,8 @@ static const struct level_word bind_words[] = {
     {"l3cache", UZ_HWTOPO_L3CACHE}, {"l2cache", UZ_HWTOPO_L2CACHE}, {"l1cache", UZ_HWTOPO_L1CACHE},
     {NULL, 0},
 };
-
-static const struct level_word map_words[] = {
-    {"slot", MAP_SLOT}, {"slots", MAP_SLOT},
-    {"core", UZ_HWTOPO_CORE}, {"cores", UZ_HWTOPO_CORE},
-    {"hwthread", UZ_HWTOPO_HWTHREAD}, {"hwthreads", UZ_HWTOPO_HWTHREAD},
-    {"socket", UZ_HWTOPO_SOCKET}, {"sockets", UZ_HWTOPO_SOCKET}, {"package", UZ_HWTOPO_SOCKET},
-    {"numa", UZ_HWTOPO_NUMANODE}, {"numanode", UZ_HWTOPO_NUMANODE},
-    {"l3cache", UZ_HWTOPO_L3CACHE}, {"l2cache", UZ_HWTOPO_L2CACHE}, {"l1cache", UZ_HWTOPO_L1CACHE},
-    {NULL, 0},
-};
+static const struct level_word bind_only_words[] = { {"none", BIND_NONE}, {NULL, 0} };
+static const struct level_word map_only_words[] = { {"slot", MAP_SLOT}, {"slots", MAP_SLOT}, {NULL, 0} };
 
 static int word_find(const struct level_word *words, const char *text, int *out)
 {
@@ -73,12 +65,12 @@ static int word_find(const struct level_word *words, const char *text, int *out)
 
 int binding_parse_bind_to(const char *text, int *out)
 {
-    return word_find(bind_words, text, out);
+    return word_find(bind_only_words, text, out) == 0 ? 0 : word_find(level_words, text, out);
 }
 
 int binding_parse_map_by(const char *text, int *out)
 {
-    return word_find(map_words, text, out);
+    return word_find(map_only_words, text, out) == 0 ? 0 : word_find(level_words, text, out);
 }
 
 /* The word for a level in reports and in the proxy's setup. */
