@@ -21,7 +21,7 @@ string(SUBSTRING "${uz_slurm_hash}" 0 8 uz_slurm_hash)
 # Short: munge's and PMIx's sockets live under it (108-byte socket paths).
 set(uz_slurm_dir /tmp/uzslurm-${uz_slurm_hash})
 set(uz_slurm_fixture ${CMAKE_CURRENT_LIST_DIR}/slurm_fixture.sh)
-set(uz_slurm_env "SLURM_FIXTURE_DIR=${uz_slurm_dir};UZURA_HAVE_PMIX=${UZURA_HAVE_PMIX}")
+set(uz_slurm_env "SLURM_FIXTURE_DIR=${uz_slurm_dir};UZ_TEST_HAVE_PMIX=${UZURA_HAVE_PMIX}")
 
 add_test(NAME slurm.setup COMMAND bash ${uz_slurm_fixture} start ${uz_slurm_dir} parent)
 set_tests_properties(slurm.setup PROPERTIES
@@ -91,7 +91,7 @@ foreach(entry ${uz_slurm_programs})
       set(t slurm2.${prog}.${mode}.np${np})
       add_test(NAME ${t} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/slurm_run.sh ${mode} ${np} ${file})
       set_tests_properties(${t} PROPERTIES
-        ENVIRONMENT "SLURM_FIXTURE_DIR=${uz_slurm2_dir};UZURA_HAVE_PMIX=${UZURA_HAVE_PMIX};SLURM_RUN_NODES=2"
+        ENVIRONMENT "SLURM_FIXTURE_DIR=${uz_slurm2_dir};UZ_TEST_HAVE_PMIX=${UZURA_HAVE_PMIX};SLURM_RUN_NODES=2"
         FIXTURES_REQUIRED slurm2 TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "launch;slurm;hosts")
     endforeach()
   endforeach()

@@ -20,7 +20,7 @@
 # ranks take their node from the PMI server, so ranks on different nodes
 # talk over the network, as on separate hosts.  PROGRAM "where" (launch_mpi_where) is also checked to
 # have run as NP ranks of one job: a line "rank R of NP" from each rank and
-# "ring ok, sum S".  Set by CMake: SLURM_FIXTURE_DIR, UZURA_HAVE_PMIX,
+# "ring ok, sum S".  Set by CMake: SLURM_FIXTURE_DIR, UZ_TEST_HAVE_PMIX,
 # UZURA_PEERS_DIR (optional).
 set -u
 mode=$1 np=$2
@@ -55,7 +55,7 @@ program_words() {
 }
 
 need_pmix() {
-    [ "${UZURA_HAVE_PMIX:-OFF}" = ON ] ||
+    [ "${UZ_TEST_HAVE_PMIX:-OFF}" = ON ] ||
         skip "built without PMIx support (libpmix-dev headers not found at configure time)"
 }
 
