@@ -60,11 +60,16 @@ enum ofi_kind {
     OFI_PULLED = 3,                     /* struct ofi_pulled_msg follows */
 };
 
-/* Before every message. */
+/* Before every message.  `seq` counts the sender's messages to this
+ * receiver: the provider matches them to receive buffers in order, but a
+ * large one (that the provider itself moves by rendezvous, as ofi_rxm
+ * does) completes after later small ones, so the receiver puts them back
+ * in order (ofi_recv.c). */
 struct ofi_wire {
-    uint32_t kind;                      /* enum ofi_kind */
-    int32_t src;                        /* sender's world rank */
     uint64_t token;                     /* the job key's first 8 bytes: drop strangers */
+    int32_t src;                        /* sender's world rank */
+    uint16_t kind;                      /* enum ofi_kind */
+    uint16_t seq;                       /* per (sender, receiver), wrapping */
 };
 
 /* One run of the sender's registered memory, as the receiver reads it. */
@@ -190,7 +195,9 @@ struct ofi_offer_out {
 };
 
 struct ofi_peer {
-    fi_addr_t addr;                     /* FI_ADDR_NOTAVAIL until the card is read */
+    fi_addr_t addr;
+    uint16_t tx_seq;                    /* of our next message to it */
+    uint16_t rx_seq;                    /* of its next message to deliver */                     /* FI_ADDR_NOTAVAIL until the card is read */
     int failed;                         /* MPI error code once gone */
     int dead_listed;
     struct ofi_offer_in **offers;       /* [OFI_OFFERS], from this peer, lazily */

@@ -3,6 +3,12 @@
  * kept posted (any source, any tag); an arrival is checked, handed up or
  * to the bulk protocol, and its buffer posted again.
  *
+ * Messages are handed on in each sender's order (ofi_wire.seq): one that
+ * completes before an earlier one from the same sender (the provider may
+ * still be moving a large earlier message) waits in its buffer, which is
+ * posted again only when it has been handed on.  The earlier message has
+ * a buffer already (matching is in order), so waiting cannot starve.
+ *
  * A message is dropped and counted, never followed, when it is shorter
  * than its wire header, claims a rank outside the job, or lacks the job
  * key's token (a process that learned an endpoint name without being part
@@ -49,18 +55,13 @@ int ofi_rx_post_all(void)
     return err;
 }
 
+/* Arrivals ahead of their turn, with their lengths (op->peer holds it). */
+static struct ofi_op *early;
+
 static void dispatch(struct ofi_op *op, size_t len)
 {
     struct ofi_wire w;
-    if (len < sizeof(w)) {
-        uz_net_stats.malformed++;
-        return;
-    }
     memcpy(&w, op->buf, sizeof(w));
-    if (w.token != uz_ofi.token || w.src < 0 || w.src >= uz_ofi.size) {
-        uz_net_stats.rejected_datagrams++;
-        return;
-    }
     const unsigned char *body = op->buf + sizeof(w);
     size_t blen = len - sizeof(w);
     if (uz_ofi.lingering || uz_ofi.peers[w.src].failed)
@@ -80,11 +81,51 @@ static void dispatch(struct ofi_op *op, size_t len)
     uz_net_stats.malformed++;
 }
 
+/* Hand on `op` and whatever from the same sender waited for it. */
+static void deliver(struct ofi_op *op, size_t len, int src)
+{
+    for (;;) {
+        uz_ofi.peers[src].rx_seq++;
+        dispatch(op, len);
+        ofi_rx_post(op);                /* one the provider refuses is posted again from progress */
+        uint16_t want = uz_ofi.peers[src].rx_seq;
+        struct ofi_op **at = &early;
+        while (*at) {
+            struct ofi_wire w;
+            memcpy(&w, (*at)->buf, sizeof(w));
+            if (w.src == src && w.seq == want)
+                break;
+            at = &(*at)->next_free;
+        }
+        if (!*at)
+            return;
+        op = *at;
+        *at = op->next_free;
+        len = (size_t)op->peer;
+    }
+}
+
 void ofi_rx_done(struct ofi_op *op, size_t len)
 {
-    dispatch(op, len);
-    int err = ofi_rx_post(op);
-    (void)err;                          /* a buffer that cannot be posted is retried: see ofi_rx_post_all */
+    struct ofi_wire w;
+    if (len < sizeof(w)) {
+        uz_net_stats.malformed++;
+        ofi_rx_post(op);
+        return;
+    }
+    memcpy(&w, op->buf, sizeof(w));
+    if (w.token != uz_ofi.token || w.src < 0 || w.src >= uz_ofi.size) {
+        uz_net_stats.rejected_datagrams++;
+        ofi_rx_post(op);
+        return;
+    }
+    if (w.seq != uz_ofi.peers[w.src].rx_seq) {
+        op->peer = (int)len;            /* kept until its turn */
+        op->next_free = early;
+        early = op;
+        return;
+    }
+    deliver(op, len, w.src);
 }
 
 #endif /* UZ_HAVE_LIBFABRIC */

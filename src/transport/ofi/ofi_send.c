@@ -125,10 +125,18 @@ static int post_failed(ssize_t rc, int world)
     return uz_err_make(MPI_ERR_OTHER, "ofi: sending to rank %d failed: %s", world, ofi_lib.strerror((int)-rc));
 }
 
-static void fill_wire(void *buf, enum ofi_kind kind)
+/* The header of the next message to `world` (its sequence number is
+ * taken only once the message is posted: sent_one). */
+static void fill_wire(void *buf, int world, enum ofi_kind kind)
 {
-    struct ofi_wire w = { .kind = kind, .src = uz_ofi.rank, .token = uz_ofi.token };
+    struct ofi_wire w = { .token = uz_ofi.token, .src = uz_ofi.rank, .kind = (uint16_t)kind,
+                          .seq = uz_ofi.peers[world].tx_seq };
     memcpy(buf, &w, sizeof(w));
+}
+
+static void sent_one(int world)
+{
+    uz_ofi.peers[world].tx_seq++;
 }
 
 /* Copy the payload's bytes to dst. */
@@ -174,7 +182,7 @@ static int send_zcopy(int world, fi_addr_t to, const void *hdr, size_t hdr_len, 
         }
         desc[1] = op->mr->desc;
     }
-    fill_wire(op->buf, OFI_RECORD);
+    fill_wire(op->buf, world, OFI_RECORD);
     memcpy(op->buf + sizeof(struct ofi_wire), hdr, hdr_len);
     struct iovec iov[2] = { { op->buf, sizeof(struct ofi_wire) + hdr_len }, { (void *)pl->contig, pl->len } };
     ssize_t rc = uz_ofi.tagged ? fi_tsendv(uz_ofi.ep, iov, desc, 2, to, 0, op)
@@ -184,6 +192,7 @@ static int send_zcopy(int world, fi_addr_t to, const void *hdr, size_t hdr_len, 
         tx_put(op);
         return post_failed(rc, world);
     }
+    sent_one(world);
     op->hold = pl->hold;
     uz_ofi.count.zcopy_sends++;
     uz_ofi.count.records_sent++;
@@ -207,12 +216,13 @@ int ofi_send(int world, const void *hdr, size_t hdr_len, const struct uz_payload
         return send_zcopy(world, to, hdr, hdr_len, pl);
     if (total <= uz_ofi.inject_size) {
         unsigned char buf[total];
-        fill_wire(buf, OFI_RECORD);
+        fill_wire(buf, world, OFI_RECORD);
         memcpy(buf + sizeof(struct ofi_wire), hdr, hdr_len);
         copy_payload(buf + sizeof(struct ofi_wire) + hdr_len, pl);
         ssize_t rc = post_inject(buf, total, to);
         if (rc)
             return post_failed(rc, world);
+        sent_one(world);
         uz_ofi.count.injected++;
         uz_ofi.count.records_sent++;
         return 0;
@@ -222,7 +232,7 @@ int ofi_send(int world, const void *hdr, size_t hdr_len, const struct uz_payload
         uz_ofi.count.eagain++;
         return -EAGAIN;
     }
-    fill_wire(op->buf, OFI_RECORD);
+    fill_wire(op->buf, world, OFI_RECORD);
     memcpy(op->buf + sizeof(struct ofi_wire), hdr, hdr_len);
     copy_payload(op->buf + sizeof(struct ofi_wire) + hdr_len, pl);
     ssize_t rc = post_send(op->buf, total, slab_desc(), to, op);
@@ -230,6 +240,7 @@ int ofi_send(int world, const void *hdr, size_t hdr_len, const struct uz_payload
         tx_put(op);
         return post_failed(rc, world);
     }
+    sent_one(world);
     uz_ofi.count.records_sent++;
     return 0;
 }
@@ -245,13 +256,14 @@ int ofi_send_control(int world, enum ofi_kind kind, const void *body, size_t len
     struct ofi_op *op = tx_get(world);
     if (!op)
         return -EAGAIN;
-    fill_wire(op->buf, kind);
+    fill_wire(op->buf, world, kind);
     memcpy(op->buf + sizeof(struct ofi_wire), body, len);
     ssize_t rc = post_send(op->buf, sizeof(struct ofi_wire) + len, slab_desc(), to, op);
     if (rc) {
         tx_put(op);
         return post_failed(rc, world);
     }
+    sent_one(world);
     return 0;
 }
 
