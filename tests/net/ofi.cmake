@@ -54,3 +54,22 @@ foreach(prov ${ofi_providers})
     endif()
   endforeach()
 endforeach()
+
+# A rank killed mid-exchange: the job ends at once naming it (both
+# providers, 2x1 and 2x2); and when mpiexec does not end the job (the
+# killed process is a forked copy of rank 1) the survivor's sends fail with
+# MPI_ERR_PROC_ABORTED (UZURA_OFI_PEER_TIMEOUT=3 in ofi_killed.sh).
+add_executable(ofi_killed ofi_killed.c)
+target_link_libraries(ofi_killed PRIVATE mpi_abi)
+foreach(prov ${ofi_providers})
+  string(REGEX REPLACE "[+].*" "" short "${prov}")
+  foreach(layout 2x1 2x2)
+    string(REPLACE "x" ";" hp ${layout})
+    add_test(NAME ofi.${short}.killed.${layout}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ofi_killed.sh ${prov} ${UZ_MPIEXEC} $<TARGET_FILE:ofi_killed> die ${hp})
+    ofi_add_test(ofi.${short}.killed.${layout} netns)
+  endforeach()
+  add_test(NAME ofi.${short}.killed.survivor
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ofi_killed.sh ${prov} ${UZ_MPIEXEC} $<TARGET_FILE:ofi_killed> survivor 2 1)
+  ofi_add_test(ofi.${short}.killed.survivor netns)
+endforeach()

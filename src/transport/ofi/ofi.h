@@ -58,6 +58,7 @@ enum ofi_kind {
     OFI_RECORD = 1,                     /* a request-layer record follows */
     OFI_OFFER = 2,                      /* struct ofi_offer_msg follows */
     OFI_PULLED = 3,                     /* struct ofi_pulled_msg follows */
+    OFI_PING = 4,                       /* nothing follows: are you there? (ofi_progress.c) */
 };
 
 /* Before every message.  `seq` counts the sender's messages to this
@@ -152,6 +153,7 @@ enum ofi_op_kind { OFI_OP_TX, OFI_OP_RX, OFI_OP_READ };
 struct ofi_op {
     struct fi_context2 ctx;             /* the provider's, first */
     uint8_t kind;                       /* enum ofi_op_kind */
+    uint8_t ping;                       /* TX: a PING (ofi_progress.c) */
     int peer;
     void *hold;                         /* TX lent from the request layer, or NULL */
     struct ofi_mr *mr;                  /* TX from user memory: its registration */
@@ -200,6 +202,9 @@ struct ofi_peer {
     uint16_t rx_seq;                    /* of its next message to deliver */                     /* FI_ADDR_NOTAVAIL until the card is read */
     int failed;                         /* MPI error code once gone */
     int dead_listed;
+    unsigned heard;                     /* probe period in which it last sent us something */
+    long refused_since_ns;              /* our PINGs have been refused (FI_EAGAIN) since, or 0 */
+    long ping_since_ns;                 /* a PING of ours waits for its completion since, or 0 */
     struct ofi_offer_in **offers;       /* [OFI_OFFERS], from this peer, lazily */
 };
 
@@ -239,6 +244,9 @@ struct ofi_state {
     struct ofi_pull *pulls;             /* in progress */
     int npulls;
     int in_progress;
+    unsigned period;                    /* probe periods since open */
+    long next_probe_ns;
+    unsigned calls;
     /* lingering: a thread keeps the provider's progress going */
     pthread_t linger_thread;
     volatile int linger_stop;
@@ -270,6 +278,7 @@ int ofi_pollfds(struct pollfd *fds, int max, int *timeout_ms);
 int ofi_work_pending(void);
 void ofi_peer_lost(int world, int err);
 int ofi_error(const char *doing, ssize_t rc);
+long ofi_now_ns(void);
 void ofi_linger(void);
 void ofi_linger_stop(void);
 

@@ -14,7 +14,17 @@
  * A peer is found dead by an error completion of a send or a read to it
  * (the provider lost its connection, or its retransmissions went
  * unanswered); the request layer is told from the top of the next
- * progress call, as tcp does.
+ * progress call, as tcp does.  A rank that only waits — for a receive, or
+ * for the PULLED of an offer whose messages the provider had already
+ * handed to the kernel — has nothing in flight to fail, so every
+ * OFI_PROBE_MS a rank sends a PING to each peer it has addressed that has
+ * sent it nothing for a whole period: the provider's attempt to deliver
+ * it fails when the peer is gone.  That is one small message per silent
+ * peer per period, and none while traffic flows.  ofi_rxm, whose new
+ * connection to a dead process is refused, reports no error but answers
+ * FI_EAGAIN to every send: a silent peer that refuses every PING for
+ * UZURA_OFI_PEER_TIMEOUT seconds is declared dead too, and so is one that
+ * leaves a PING uncompleted that long (ofi_rxd retransmits forever).
  */
 #ifdef UZ_HAVE_LIBFABRIC
 
@@ -26,9 +36,17 @@
 
 #include "base/compiler.h"
 #include "base/errors.h"
+#include "base/params.h"
 #include "transport/ofi/ofi.h"
 
-enum { OFI_NAP_MS = 1, OFI_NAP_MAX_MS = 50, OFI_LINGER_POLL_MS = 10 };
+enum { OFI_NAP_MS = 1, OFI_NAP_MAX_MS = 50, OFI_LINGER_POLL_MS = 10, OFI_PROBE_MS = 1000 };
+
+long ofi_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
 
 /* ------------------------------------------------------------ dead peers */
 
@@ -61,6 +79,58 @@ static int reap(void)
         n++;
     }
     return n;
+}
+
+static void declare_dead(int world, const char *why, double secs)
+{
+    ofi_peer_lost(world, uz_err_make(MPI_ERR_PROC_ABORTED, "ofi: rank %d %s for %.0f s (the provider cannot "
+                                     "reach it: the process ended or its host is unreachable; "
+                                     "UZURA_OFI_PEER_TIMEOUT)", world, why, secs));
+}
+
+/* PING one silent peer, or find it dead: it refused every PING (ofi_rxm
+ * cannot connect), or left the last one uncompleted (ofi_rxd, which
+ * completes a send when the peer acknowledges it, retransmits forever),
+ * for UZURA_OFI_PEER_TIMEOUT. */
+static void probe_peer(int r, long now)
+{
+    struct ofi_peer *p = &uz_ofi.peers[r];
+    double timeout = uz_config.ofi_peer_timeout;
+    if (p->ping_since_ns) {
+        double secs = (double)(now - p->ping_since_ns) / 1e9;
+        if (secs >= timeout)
+            declare_dead(r, "has not taken a message", secs);
+        return;
+    }
+    int rc = ofi_send_control(r, OFI_PING, NULL, 0);
+    if (rc == 0) {
+        p->refused_since_ns = 0;
+        p->ping_since_ns = now;
+        return;
+    }
+    if (rc != -EAGAIN || uz_ofi.tx_busy == OFI_TX_BUFS)
+        return;                         /* refused by us (no buffer free), not by the provider */
+    if (!p->refused_since_ns)
+        p->refused_since_ns = now;
+    double secs = (double)(now - p->refused_since_ns) / 1e9;
+    if (secs >= timeout)
+        declare_dead(r, "has refused every message", secs);
+}
+
+/* Every OFI_PROBE_MS (or a quarter of the timeout): the silent peers. */
+static void probe(void)
+{
+    long now = ofi_now_ns();
+    if (now < uz_ofi.next_probe_ns)
+        return;
+    long period = OFI_PROBE_MS * 1000000L, quarter = (long)(uz_config.ofi_peer_timeout * 0.25e9);
+    uz_ofi.next_probe_ns = now + (quarter > 0 && quarter < period ? quarter : period);
+    uz_ofi.period++;
+    for (int r = 0; r < uz_ofi.size; r++) {
+        struct ofi_peer *p = &uz_ofi.peers[r];
+        if (r != uz_ofi.rank && !p->failed && p->addr != FI_ADDR_NOTAVAIL && uz_ofi.period - p->heard >= 2)
+            probe_peer(r, now);
+    }
 }
 
 /* ------------------------------------------------------------ completions */
@@ -143,6 +213,8 @@ int ofi_progress(void)
     ofi_rx_post_all();
     if (uz_ofi.npulls)
         events += ofi_bulk_step();
+    if (!events && (++uz_ofi.calls & 255) == 0)
+        probe();
     uz_ofi.in_progress = 0;
     if (UZ_UNLIKELY(uz_ofi.ndead))
         events += reap();
@@ -161,6 +233,7 @@ int ofi_pollfds(struct pollfd *fds, int max, int *timeout_ms)
 {
     if (*timeout_ms > OFI_NAP_MAX_MS)
         *timeout_ms = OFI_NAP_MAX_MS;
+    probe();                            /* a sleeper probes too */
     if (uz_ofi.ndead || uz_ofi.npulls) {
         *timeout_ms = 0;
         return 0;

@@ -66,6 +66,8 @@ static void dispatch(struct ofi_op *op, size_t len)
     size_t blen = len - sizeof(w);
     if (uz_ofi.lingering || uz_ofi.peers[w.src].failed)
         return;                         /* nobody to hand it to */
+    uz_ofi.peers[w.src].heard = uz_ofi.period;
+    uz_ofi.peers[w.src].refused_since_ns = 0;
     switch (w.kind) {
     case OFI_RECORD:
         uz_ofi.count.records_received++;
@@ -76,6 +78,8 @@ static void dispatch(struct ofi_op *op, size_t len)
         return;
     case OFI_PULLED:
         ofi_bulk_on_pulled(w.src, body, blen);
+        return;
+    case OFI_PING:
         return;
     }
     uz_net_stats.malformed++;

@@ -77,6 +77,7 @@ static struct ofi_op *tx_get(int world)
     op->peer = world;
     op->hold = NULL;
     op->mr = NULL;
+    op->ping = 0;
     return op;
 }
 
@@ -90,6 +91,8 @@ static void tx_put(struct ofi_op *op)
 void ofi_tx_done(struct ofi_op *op, int error)
 {
     void *hold = op->hold;
+    if (op->ping)
+        uz_ofi.peers[op->peer].ping_since_ns = 0;
     ofi_mr_put(op->mr);
     tx_put(op);
     if (hold && !uz_ofi.lingering)
@@ -257,7 +260,9 @@ int ofi_send_control(int world, enum ofi_kind kind, const void *body, size_t len
     if (!op)
         return -EAGAIN;
     fill_wire(op->buf, world, kind);
-    memcpy(op->buf + sizeof(struct ofi_wire), body, len);
+    op->ping = kind == OFI_PING;
+    if (len)
+        memcpy(op->buf + sizeof(struct ofi_wire), body, len);
     ssize_t rc = post_send(op->buf, sizeof(struct ofi_wire) + len, slab_desc(), to, op);
     if (rc) {
         tx_put(op);
