@@ -55,6 +55,17 @@ foreach(prov ${ofi_providers})
   endforeach()
 endforeach()
 
+# Which messages go eagerly, and eager/rendezvous sizes with every byte
+# checked (net_eager.sh, as for tcp and udp).
+# (net_eager is defined by tests/net/CMakeLists.txt after this file.)
+foreach(prov ${ofi_providers})
+  string(REGEX REPLACE "[+].*" "" short "${prov}")
+  add_test(NAME ofi.${short}.eager
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ofi_run.sh ${prov} env ${CMAKE_CURRENT_SOURCE_DIR}/net_eager.sh
+                   ${UZ_MPIEXEC} $<TARGET_FILE:net_eager> ofi)
+  ofi_add_test(ofi.${short}.eager "")
+endforeach()
+
 # A rank killed mid-exchange: the job ends at once naming it (both
 # providers, 2x1 and 2x2); and when mpiexec does not end the job (the
 # killed process is a forked copy of rank 1) the survivor's sends fail with

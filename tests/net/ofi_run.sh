@@ -6,6 +6,7 @@
 #
 #   ofi_run.sh PROVIDER loop NP    MPIEXEC PROGRAM [ARGS...]
 #   ofi_run.sh PROVIDER netns HOSTS PPN MPIEXEC PROGRAM [ARGS...]
+#   ofi_run.sh PROVIDER env COMMAND [ARGS...]   (a script that runs its own jobs)
 #
 # PROVIDER as UZURA_OFI_PROVIDER takes it ("tcp;ofi_rxm", "udp;ofi_rxd"),
 # or with + for ; (ctest splits arguments at ;).
@@ -25,6 +26,7 @@ if command -v fi_info >/dev/null; then
 fi
 export UZURA_NET=ofi UZURA_OFI_PROVIDER="$prov"
 
+[ "$mode" = env ] && exec "$@"
 if [ "$mode" = loop ]; then
     np=$1 mpiexec=$2
     shift 2
