@@ -17,8 +17,7 @@
  * software providers (tcp, udp) a registration is only a key for an
  * address range and this is harmless, on pinning hardware it is not.
  * libfabric's own cache (FI_MR_CACHE_MONITOR, used by verbs and efa
- * below us) watches unmapping there, and a region that failed a transfer
- * is dropped here.
+ * below us) watches unmapping there.
  */
 #ifdef UZ_HAVE_LIBFABRIC
 
