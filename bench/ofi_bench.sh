@@ -61,13 +61,20 @@ fi
 mpich() {  # PROVIDER P2P_ARGS...
     local prov=$1
     shift
-    timeout 600 env MPIR_CVAR_NOLOCAL=1 MPICH_CH4_NETMOD=ofi FI_PROVIDER="$prov" "$peers/mpich/bin/mpiexec" -n 2 \
+    timeout 600 env ${iface:+FI_TCP_IFACE=$iface} MPIR_CVAR_NOLOCAL=1 MPICH_CH4_NETMOD=ofi FI_PROVIDER="$prov" \
+        "$peers/mpich/bin/mpiexec" -n 2 \
         "$out/p2p_mpich" "$@"
 }
+# The bridge netns.sh makes is an interface too: Open MPI's tcp;ofi_rxm
+# takes it and fails (MPI_ERR_OTHER in MPI_Barrier), so the peers' tcp
+# provider is given the interface of the default route, the one Uzura's
+# choice of domain takes here.
+iface=$(ip route show default 2>/dev/null | awk '{ print $5; exit }')
 ompi() {  # PROVIDER P2P_ARGS...
     local prov=$1
     shift
-    timeout 600 "$peers/openmpi/bin/mpirun" --allow-run-as-root --oversubscribe -n 2 --mca pml cm --mca mtl ofi \
+    timeout 600 "$peers/openmpi/bin/mpirun" --allow-run-as-root --oversubscribe -n 2 ${iface:+-x FI_TCP_IFACE=$iface} \
+        --mca pml cm --mca mtl ofi \
         --mca mtl_ofi_provider_include "$prov" "$out/p2p_ompi" "$@"
 }
 mpich_tcp() { mpich "tcp;ofi_rxm" "$@"; }

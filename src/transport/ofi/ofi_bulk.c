@@ -76,8 +76,8 @@ int ofi_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, void *
         return -EAGAIN;
     uintptr_t lo, hi;
     span_of(mem->iov, mem->niov, &lo, &hi);
-    if (hi == lo)
-        return -EAGAIN;
+    if (hi == lo || hi - lo > 4 * total + (1u << 20))
+        return -EAGAIN;                 /* runs scattered far apart: not worth registering (pinning) the span */
     int err = 0;
     struct ofi_mr *mr = ofi_mr_get((void *)lo, hi - lo, &err);
     if (!mr)

@@ -18,7 +18,7 @@
  * for the PULLED of an offer whose messages the provider had already
  * handed to the kernel — has nothing in flight to fail, so every
  * OFI_PROBE_MS a rank sends a PING to each peer it has addressed that has
- * sent it nothing for a whole period: the provider's attempt to deliver
+ * sent it nothing for a whole period (up to 16 peers per period, in turn): the provider's attempt to deliver
  * it fails when the peer is gone.  That is one small message per silent
  * peer per period, and none while traffic flows.  ofi_rxm, whose new
  * connection to a dead process is refused, reports no error but answers
@@ -39,7 +39,8 @@
 #include "base/params.h"
 #include "transport/ofi/ofi.h"
 
-enum { OFI_NAP_MS = 1, OFI_NAP_MAX_MS = 50, OFI_LINGER_POLL_MS = 10, OFI_PROBE_MS = 1000 };
+enum { OFI_NAP_MS = 1, OFI_NAP_MAX_MS = 50, OFI_LINGER_POLL_MS = 10, OFI_PROBE_MS = 1000,
+       OFI_PROBES_PER_PERIOD = 16 };
 
 long ofi_now_ns(void)
 {
@@ -117,19 +118,29 @@ static void probe_peer(int r, long now)
         declare_dead(r, "has refused every message", secs);
 }
 
-/* Every OFI_PROBE_MS (or a quarter of the timeout): the silent peers. */
+/* Every OFI_PROBE_MS (or a quarter of the timeout): the silent peers, at
+ * most OFI_PROBES_PER_PERIOD of them, taking turns (a job of thousands
+ * sends no storm of PINGs). */
 static void probe(void)
 {
+    static int next;
     long now = ofi_now_ns();
     if (now < uz_ofi.next_probe_ns)
         return;
     long period = OFI_PROBE_MS * 1000000L, quarter = (long)(uz_config.ofi_peer_timeout * 0.25e9);
     uz_ofi.next_probe_ns = now + (quarter > 0 && quarter < period ? quarter : period);
     uz_ofi.period++;
-    for (int r = 0; r < uz_ofi.size; r++) {
+    int probed = 0;
+    if (next >= uz_ofi.size)
+        next = 0;
+    for (int k = 0; k < uz_ofi.size && probed < OFI_PROBES_PER_PERIOD; k++) {
+        int r = next;
+        next = (next + 1) % uz_ofi.size;
         struct ofi_peer *p = &uz_ofi.peers[r];
-        if (r != uz_ofi.rank && !p->failed && p->addr != FI_ADDR_NOTAVAIL && uz_ofi.period - p->heard >= 2)
+        if (r != uz_ofi.rank && !p->failed && p->addr != FI_ADDR_NOTAVAIL && uz_ofi.period - p->heard >= 2) {
             probe_peer(r, now);
+            probed++;
+        }
     }
 }
 
@@ -213,7 +224,7 @@ int ofi_progress(void)
     ofi_rx_post_all();
     if (uz_ofi.npulls)
         events += ofi_bulk_step();
-    if (!events && (++uz_ofi.calls & 255) == 0)
+    if ((++uz_ofi.calls & 255) == 0)
         probe();
     uz_ofi.in_progress = 0;
     if (UZ_UNLIKELY(uz_ofi.ndead))

@@ -169,7 +169,8 @@ static void copy_payload(unsigned char *dst, const struct uz_payload *pl)
 
 /* ------------------------------------------------------------ sending */
 
-/* A lent payload sent from the user's buffer: header from a send buffer. */
+/* A lent payload sent from the user's buffer: header from a send buffer.
+ * Returns 1 when the buffer cannot be registered: copy it instead. */
 static int send_zcopy(int world, fi_addr_t to, const void *hdr, size_t hdr_len, const struct uz_payload *pl)
 {
     struct ofi_op *op = tx_get(world);
@@ -181,7 +182,7 @@ static int send_zcopy(int world, fi_addr_t to, const void *hdr, size_t hdr_len, 
         op->mr = ofi_mr_get(pl->contig, pl->len, &err);
         if (!op->mr) {
             tx_put(op);
-            return err;
+            return 1;
         }
         desc[1] = op->mr->desc;
     }
@@ -215,8 +216,11 @@ int ofi_send(int world, const void *hdr, size_t hdr_len, const struct uz_payload
     int err = ofi_peer_address(world, &to);
     if (err)
         return err;
-    if (pl->hold && pl->contig && pl->len >= OFI_ZCOPY_MIN && uz_ofi.info->tx_attr->iov_limit >= 2)
-        return send_zcopy(world, to, hdr, hdr_len, pl);
+    if (pl->hold && pl->contig && pl->len >= OFI_ZCOPY_MIN && uz_ofi.info->tx_attr->iov_limit >= 2) {
+        int rc = send_zcopy(world, to, hdr, hdr_len, pl);
+        if (rc != 1)
+            return rc;
+    }
     if (total <= uz_ofi.inject_size) {
         unsigned char buf[total];
         fill_wire(buf, world, OFI_RECORD);
