@@ -112,6 +112,14 @@ const struct uz_param uz_params[] = {
       "tcp: SO_RCVBUF of each connection (0: the kernel's default, which grows as needed)",
       NULL, FIELD(tcp_rcvbuf), UZ_PARAM_TUNABLE },
 
+    /* ofi transport: libfabric (docs/transports-net.md) */
+    { "OFI_PROVIDER", UZ_PARAM_STRING, "",
+      "ofi (UZURA_NET=ofi): the libfabric provider, as fi_info -l names it (\"verbs;ofi_rxm\", \"efa\", \"cxi\", \"tcp;ofi_rxm\", \"udp;ofi_rxd\"; empty: libfabric's own order, shm only when named)",
+      NULL, FIELD(ofi_provider), UZ_PARAM_TUNABLE },
+    { "OFI_PEER_TIMEOUT", UZ_PARAM_DOUBLE, "600",
+      "ofi: seconds a silent peer may refuse our messages (ofi_rxm cannot connect) or leave them unacknowledged (ofi_rxd) before it is declared dead",
+      NULL, FIELD(ofi_peer_timeout), UZ_PARAM_TUNABLE },
+
     /* udp transport: the GigaE PM protocol (docs/transports-net.md) */
     { "UDP_MTU", UZ_PARAM_SIZE, "0",
       "udp: MTU of the path between hosts (0: the interface's; 9000 for jumbo frames); datagrams are cut to fit",

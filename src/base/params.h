@@ -67,6 +67,8 @@ struct uz_config {
     size_t tcp_queue;
     size_t tcp_sndbuf;
     size_t tcp_rcvbuf;
+    char *ofi_provider;         /* UZURA_OFI_PROVIDER (src/transport/ofi/) */
+    double ofi_peer_timeout;    /* UZURA_OFI_PEER_TIMEOUT */
     /* udp transport (src/transport/udp/) */
     size_t udp_mtu;
     size_t udp_record;

@@ -17,5 +17,6 @@ UZ_TRANSPORT(self, "a rank sending to itself: handed to the receive side at once
 UZ_TRANSPORT(shm, "ranks on one host: cache-line rings, one-copy large messages by cross-memory attach")
 UZ_TRANSPORT(tcp, "ranks on other hosts: one connection per peer pair, opened on demand, job key checked")
 UZ_TRANSPORT(udp, "ranks on other hosts: the GigaE PM reliable-datagram protocol, one socket per process")
+UZ_TRANSPORT(ofi, "ranks on other hosts: libfabric reliable datagram endpoints (RDMA, or its tcp/udp providers), large messages by fi_read")
 
 #undef UZ_TRANSPORT
