@@ -89,7 +89,7 @@ const struct uz_param uz_params[] = {
 
     /* Network transports */
     { "NET", UZ_PARAM_STRING, "tcp",
-      "Network transports between ranks on different hosts, comma-separated in order of preference: tcp (one connection per peer), udp (the GigaE PM reliable-datagram protocol); a pair of ranks uses the first in the lower rank's list that the other lists too",
+      "Network transports between ranks on different hosts, comma-separated in order of preference: tcp (one connection per peer), udp (the GigaE PM reliable-datagram protocol), ofi (libfabric: RDMA fabrics, UZURA_OFI_PROVIDER); a pair of ranks uses the first in the lower rank's list that the other lists too",
       NULL, FIELD(net), UZ_PARAM_TUNABLE },
     { "NET_IF", UZ_PARAM_STRING, "",
       "Comma-separated network interfaces to publish (default: every interface that is up, loopback only within a host)",

@@ -79,6 +79,10 @@ transports)
     expect_eq "the Transports section" "$listed" \
         "$("$info" | sed -n '/^Transports:/,/^$/p' | sed '1d;/^$/d')"
     expect_eq "udp is listed" "udp" "$("$info" | sed -n '/^Transports:/,/^$/p' | awk '$1 == "udp" {print $1}')"
+    # Each optional engine has a row saying whether it was built in (and
+    # then whether its library loads here).
+    expect_eq "the optional engines" "PMIx libfabric hwloc" \
+        "$("$info" | sed -n '/^Optional engines:/,/^$/p' | awk 'NF > 1 && ($2 == "built;" || $2 == "not") {printf "%s%s", s, $1; s = " "}')"
     ;;
 usage)
     expect_status "--help" 0 "$info" --help

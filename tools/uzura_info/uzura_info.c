@@ -7,6 +7,7 @@
  * compiled into this program, so the list can never drift from what the
  * library reads.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,30 @@ static void print_build(void)
     print_row("sanitizer", UZ_BUILD_SANITIZER);
     print_row("install prefix", prefix);
     print_row("this program", self);
+}
+
+/* An optional engine: built in or not, and whether this machine has its
+ * library (the library loads it only when a run needs it). */
+static void print_engine(const char *name, int built, const char *soname, const char *what)
+{
+    char row[256];
+    if (!built) {
+        snprintf(row, sizeof row, "not built (its headers were not found at configure time): no %s", what);
+    } else {
+        void *h = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+        snprintf(row, sizeof row, "built; %s %s here: %s", soname, h ? "loads" : "does not load", what);
+        if (h)
+            dlclose(h);
+    }
+    print_row(name, row);
+}
+
+static void print_engines(void)
+{
+    printf("Optional engines:\n");
+    print_engine("PMIx", UZ_BUILD_PMIX, "libpmix.so.2", "srun --mpi=pmix, Open MPI's mpirun");
+    print_engine("libfabric", UZ_BUILD_LIBFABRIC, "libfabric.so.1", "UZURA_NET=ofi");
+    print_engine("hwloc", UZ_BUILD_HWLOC, "libhwloc.so.15", "topology from hwloc (else /sys)");
 }
 
 static void print_transports(void)
@@ -167,6 +192,8 @@ int main(int argc, char **argv)
         print_version();
         printf("\n");
         print_build();
+        printf("\n");
+        print_engines();
         printf("\n");
         print_transports();
         printf("\n");
