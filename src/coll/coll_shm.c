@@ -86,6 +86,10 @@ struct uz_coll_shm {
     struct area_hdr *hdr;
     struct lane lanes[2];       /* small, large */
     int *locals;                /* local index (on this host) of each rank */
+    /* The last alltoallv pulled its blocks: the next one first swaps its
+     * block addresses and pulls everything (the same on every rank, as
+     * every rank saw the same cards). */
+    int pullv_last;
 };
 
 /* ------------------------------------------------------------------ set-up */
@@ -725,16 +729,25 @@ struct pull_card {
 
 /* Every rank's card into all[] (when not NULL), a small-lane operation in
  * which all arrive; returns whether every rank can read every other. */
-static int swap_cards(struct uz_coll_shm *sh, const struct pull_card *mine, struct pull_card *all)
+/* A small-lane operation in which every rank posts `len` bytes and all
+ * arrive: returns its number; read the others' slots, then op_end(). */
+static uint64_t post_all(struct uz_coll_shm *sh, const void *mine, size_t len)
 {
     struct lane *L = &sh->lanes[0];
     uint64_t k = op_begin(sh, L);
-    memcpy(slot_of(sh, L, k, sh->me), mine, sizeof(*mine));
+    memcpy(slot_of(sh, L, k, sh->me), mine, len);
     if (arrive(sh, L, k))
         release(sh, L, k);
     else
         wait_release(sh, L, k);
     all_arrived(L, k);
+    return k;
+}
+
+static int swap_cards(struct uz_coll_shm *sh, const struct pull_card *mine, struct pull_card *all)
+{
+    struct lane *L = &sh->lanes[0];
+    uint64_t k = post_all(sh, mine, sizeof(*mine));
     int every = 1;
     for (int r = 0; r < sh->p; r++) {
         struct pull_card c;
@@ -925,6 +938,56 @@ static int pullv_rest(uz_comm *comm, int i, uint64_t addr, size_t from, size_t e
     return MPI_SUCCESS;
 }
 
+/* Alltoallv/w entirely by pulls, after the last one pulled: every rank
+ * posts its card and, per destination, its block's address and bytes (a
+ * small-lane slot holds them up to ~250 ranks), then each reads its blocks.
+ * Returns UZ_SHM_DECLINED on every rank alike when the cards say the
+ * blocks are not all pullable or too short on average. */
+static int alltoallv_pull_all(struct uz_coll_shm *sh, int p, void *const *sbufs, const MPI_Count *scounts,
+                              uz_datatype *const *stypes, void *const *rbufs, const MPI_Count *rcounts,
+                              uz_datatype *const *rtypes, uz_comm *comm)
+{
+    size_t len = sizeof(struct pullv_card) + (size_t)p * 2 * sizeof(uint64_t);
+    if (len > sh->lanes[0].slot)
+        return UZ_SHM_DECLINED;
+    unsigned char mine[SMALL_SLOT];
+    struct pullv_card card = { .pullable = 1 };
+    for (int j = 0; j < p; j++) {
+        uint64_t a[2] = { (uint64_t)(uintptr_t)((const char *)sbufs[j] + stypes[j]->true_lb),
+                          (uint64_t)(scounts[j] * stypes[j]->size) };
+        memcpy(mine + sizeof(card) + (size_t)j * sizeof(a), a, sizeof(a));
+        card.total += a[1];
+        card.pullable &= uz_dt_is_contig(stypes[j], scounts[j]);
+    }
+    if (card.pullable)
+        card.pullable = can_read_all(comm);
+    memcpy(mine, &card, sizeof(card));
+    struct lane *L = &sh->lanes[0];
+    uint64_t k = post_all(sh, mine, len);
+    if (!pullv_agreed(sh, L, k, 0)) {
+        op_end(sh, L, k);
+        return UZ_SHM_DECLINED;
+    }
+    int err = MPI_SUCCESS;
+    for (int n = 0; n < p; n++) {
+        int i = (comm->rank + n) % p;
+        uint64_t a[2];
+        memcpy(a, slot_of(sh, L, k, i) + sizeof(card) + (size_t)comm->rank * sizeof(a), sizeof(a));
+        size_t cap = (size_t)(rcounts[i] * rtypes[i]->size);
+        if (a[1] > cap) {
+            err = uz_err_make(MPI_ERR_TRUNCATE, "rank %d sent %llu bytes for a receive block of %zu bytes", i,
+                              (unsigned long long)a[1], cap);
+            continue;
+        }
+        int e = pullv_rest(comm, i, a[0], 0, (size_t)a[1], rbufs[i], rcounts[i], rtypes[i]);
+        if (e && !err)
+            err = e;
+    }
+    op_end(sh, L, k);
+    meet(sh);
+    return err;
+}
+
 int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_datatype *const *stypes,
                      void *const *rbufs, const MPI_Count *rcounts, uz_datatype *const *rtypes, uz_comm *comm,
                      int want, size_t *progress)
@@ -946,6 +1009,12 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
     size_t share = (L->slot - head) / (size_t)p / LINE * LINE;
     if (share == 0)
         return UZ_SHM_DECLINED;
+    if (sh->pullv_last) {
+        int err = alltoallv_pull_all(sh, p, sbufs, scounts, stypes, rbufs, rcounts, rtypes, comm);
+        if (err != UZ_SHM_DECLINED)
+            return err;
+        sh->pullv_last = 0;
+    }
     size_t *sent = progress, *got = progress + p;
     for (int i = 0; i < 2 * p; i++)
         progress[i] = 0;
@@ -1002,6 +1071,7 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
         if (pull) {
             /* The senders' buffers must stay until every reader is done. */
             meet(sh);
+            sh->pullv_last = 1;
             if (err)
                 return err;
             break;
