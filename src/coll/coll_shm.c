@@ -938,6 +938,23 @@ static int pullv_rest(uz_comm *comm, int i, uint64_t addr, size_t from, size_t e
     return MPI_SUCCESS;
 }
 
+/* This rank's pull card at `card`, and per destination its block's address
+ * and bytes at `addrs`: what the others need to pull from it. */
+static void pullv_describe(int p, void *const *sbufs, const MPI_Count *scounts, uz_datatype *const *stypes,
+                           uz_comm *comm, unsigned char *card_at, unsigned char *addrs)
+{
+    struct pullv_card card = { .pullable = 1 };
+    for (int j = 0; j < p; j++) {
+        uint64_t a[2] = { (uint64_t)(uintptr_t)((const char *)sbufs[j] + stypes[j]->true_lb),
+                          (uint64_t)(scounts[j] * stypes[j]->size) };
+        memcpy(addrs + (size_t)j * sizeof(a), a, sizeof(a));
+        card.total += a[1];
+        card.pullable &= uz_dt_is_contig(stypes[j], scounts[j]);
+    }
+    card.pullable = card.pullable && can_read_all(comm);
+    memcpy(card_at, &card, sizeof(card));
+}
+
 /* Alltoallv/w entirely by pulls, after the last one pulled: every rank
  * posts its card and, per destination, its block's address and bytes (a
  * small-lane slot holds them up to ~250 ranks), then each reads its blocks.
@@ -951,17 +968,8 @@ static int alltoallv_pull_all(struct uz_coll_shm *sh, int p, void *const *sbufs,
     if (len > sh->lanes[0].slot)
         return UZ_SHM_DECLINED;
     unsigned char mine[SMALL_SLOT];
-    struct pullv_card card = { .pullable = 1 };
-    for (int j = 0; j < p; j++) {
-        uint64_t a[2] = { (uint64_t)(uintptr_t)((const char *)sbufs[j] + stypes[j]->true_lb),
-                          (uint64_t)(scounts[j] * stypes[j]->size) };
-        memcpy(mine + sizeof(card) + (size_t)j * sizeof(a), a, sizeof(a));
-        card.total += a[1];
-        card.pullable &= uz_dt_is_contig(stypes[j], scounts[j]);
-    }
-    if (card.pullable)
-        card.pullable = can_read_all(comm);
-    memcpy(mine, &card, sizeof(card));
+    struct pullv_card card;
+    pullv_describe(p, sbufs, scounts, stypes, comm, mine, mine + sizeof(card));
     struct lane *L = &sh->lanes[0];
     uint64_t k = post_all(sh, mine, len);
     if (!pullv_agreed(sh, L, k, 0)) {
@@ -1024,7 +1032,6 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
         unsigned char *mine = slot_of(sh, L, k, me);
         uint32_t *lens = (uint32_t *)mine;
         uint32_t more = 0;
-        struct pullv_card card = { .pullable = first && uz_config.coll_pull_min > 0 };
         for (int j = 0; j < p; j++) {
             size_t total = (size_t)(scounts[j] * stypes[j]->size);
             size_t len = total - sent[j] < share ? total - sent[j] : share;
@@ -1032,16 +1039,12 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
             lens[j] = (uint32_t)len;
             sent[j] += len;
             more |= sent[j] < total;
-            if (card.pullable) {
-                uint64_t a[2] = { (uint64_t)(uintptr_t)((const char *)sbufs[j] + stypes[j]->true_lb), total };
-                memcpy(mine + addrs_at + (size_t)j * sizeof(a), a, sizeof(a));
-                card.total += total;
-                card.pullable = uz_dt_is_contig(stypes[j], scounts[j]);
-            }
         }
-        if (card.pullable)
-            card.pullable = can_read_all(comm);
-        memcpy(mine + card_at, &card, sizeof(card));
+        /* Only the first operation's cards are read (pullv_agreed). */
+        if (first && uz_config.coll_pull_min > 0)
+            pullv_describe(p, sbufs, scounts, stypes, comm, mine + card_at, mine + addrs_at);
+        else if (first)
+            memset(mine + card_at, 0, sizeof(struct pullv_card));
         lens[p] = more;
         if (arrive(sh, L, k))
             release(sh, L, k);
