@@ -3,14 +3,18 @@
  * source builds with any implementation's mpicc (bench/compare.py runs it
  * with Uzura, MPICH and Open MPI side by side).
  *
- *   coll_bench barrier|bcast|reduce|allreduce|allgather|alltoall|alltoallv|
- *              reduce_scatter|gather|scatter|scan [min_bytes max_bytes]
+ *   coll_bench barrier|bcast|reduce|allreduce|allgather|allgatherv|gather|
+ *              gatherv|scatter|scatterv|alltoall|alltoallv|alltoallw|
+ *              reduce_scatter|reduce_scatter_v|scan|exscan [min_bytes max_bytes]
  *
  * Prints "bytes microseconds" lines, sizes from min to max by factors of 8
  * (and max itself).  "bytes" is the message of one rank: the vector of a
  * reduction (doubles, MPI_SUM), the broadcast buffer, the block each rank
  * contributes to an allgather or sends to each peer in an alltoall; for
- * reduce_scatter, the block each rank receives.  A point is the time per
+ * reduce_scatter (MPI_Reduce_scatter_block) and reduce_scatter_v
+ * (MPI_Reduce_scatter with equal counts), the block each rank receives.
+ * The v and w variants use equal counts, so they compare with the plain
+ * ones: the difference is what the argument vectors cost.  A point is the time per
  * call averaged over the ranks (as OSU does), best of several repetitions,
  * each long enough (about 0.1 s) to swamp the clock; every repetition
  * starts from a barrier.
@@ -24,7 +28,8 @@ enum { REPS = 5 };
 
 static int rank, size;
 static char *sbuf, *rbuf;
-static int *counts, *displs;
+static int *counts, *displs, *wdispls, *dcounts;
+static MPI_Datatype *bytes_types;
 
 static void one(const char *op, size_t bytes)
 {
@@ -50,8 +55,25 @@ static void one(const char *op, size_t bytes)
         MPI_Alltoallv(sbuf, counts, displs, MPI_BYTE, rbuf, counts, displs, MPI_BYTE, w);
     else if (!strcmp(op, "reduce_scatter"))
         MPI_Reduce_scatter_block(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (!strcmp(op, "reduce_scatter_v"))
+        MPI_Reduce_scatter(sbuf, rbuf, dcounts, MPI_DOUBLE, MPI_SUM, w);
     else if (!strcmp(op, "scan"))
         MPI_Scan(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (!strcmp(op, "exscan"))
+        MPI_Exscan(sbuf, rbuf, n, MPI_DOUBLE, MPI_SUM, w);
+    else if (!strcmp(op, "allgatherv"))
+        MPI_Allgatherv(sbuf, b, MPI_BYTE, rbuf, counts, displs, MPI_BYTE, w);
+    else if (!strcmp(op, "gatherv"))
+        MPI_Gatherv(sbuf, b, MPI_BYTE, rbuf, counts, displs, MPI_BYTE, 0, w);
+    else if (!strcmp(op, "scatterv"))
+        MPI_Scatterv(sbuf, counts, displs, MPI_BYTE, rbuf, b, MPI_BYTE, 0, w);
+    else if (!strcmp(op, "alltoallw"))
+        MPI_Alltoallw(sbuf, counts, wdispls, bytes_types, rbuf, counts, wdispls, bytes_types, w);
+    else {
+        if (rank == 0)
+            fprintf(stderr, "coll_bench: unknown operation %s\n", op);
+        MPI_Abort(w, 2);
+    }
 }
 
 /* Seconds per call over `iters` calls, averaged over the ranks. */
@@ -97,14 +119,21 @@ int main(int argc, char **argv)
     size_t lo = argc > 2 ? strtoul(argv[2], NULL, 0) : 8, hi = argc > 3 ? strtoul(argv[3], NULL, 0) : 4 << 20;
     if (!strcmp(op, "barrier"))
         lo = hi = 0;
-    size_t per_rank = 1;
-    if (!strcmp(op, "allgather") || !strcmp(op, "gather") || !strcmp(op, "scatter") ||
-        !strcmp(op, "alltoall") || !strcmp(op, "alltoallv") || !strcmp(op, "reduce_scatter"))
-        per_rank = size;
+    /* Every operation but the reductions to one vector moves a block per rank. */
+    static const char *const one_vector[] = { "barrier", "bcast", "reduce", "allreduce", "scan", "exscan" };
+    size_t per_rank = size;
+    for (size_t i = 0; i < sizeof(one_vector) / sizeof(one_vector[0]); i++)
+        if (!strcmp(op, one_vector[i]))
+            per_rank = 1;
     sbuf = calloc(hi * per_rank + 8, 1);
     rbuf = calloc(hi * per_rank + 8, 1);
     counts = malloc(sizeof(int) * size);
     displs = malloc(sizeof(int) * size);
+    wdispls = malloc(sizeof(int) * size);
+    dcounts = malloc(sizeof(int) * size);
+    bytes_types = malloc(sizeof(MPI_Datatype) * size);
+    for (int i = 0; i < size; i++)
+        bytes_types[i] = MPI_BYTE;
     if (rank == 0)
         printf("# %s, %d ranks: bytes, microseconds per call\n", op, size);
     for (size_t b = lo;; b = b ? b * 8 : 8) {
@@ -112,7 +141,8 @@ int main(int argc, char **argv)
             b = hi;
         for (int i = 0; i < size; i++) {
             counts[i] = (int)b;
-            displs[i] = (int)(i * b);
+            displs[i] = wdispls[i] = (int)(i * b);
+            dcounts[i] = (int)(b / 8);
         }
         double t = measure(op, b);
         if (rank == 0)
@@ -123,6 +153,11 @@ int main(int argc, char **argv)
     }
     free(sbuf);
     free(rbuf);
+    free(counts);
+    free(displs);
+    free(wdispls);
+    free(dcounts);
+    free(bytes_types);
     MPI_Finalize();
     return 0;
 }

@@ -319,6 +319,8 @@ static int step_rts(struct uz_peer *p, uz_request *r)
         int rc = p->path->ops->bulk_offer(p->addr, &mem, r->bytes, r, &r->bulk);
         if (rc > 0)
             return rc;
+        if (rc == -EBUSY)
+            return 0;                   /* a record is on its way back: try again */
         r->bulk_offered = rc == 0;      /* no free record: the CTS path still works */
     }
     if (r->bulk_offered) {

@@ -284,8 +284,10 @@ struct uz_transport_ops {
      * from its end.  Each side's up->bulk_done(owner, error) says when its
      * memory is no longer needed. */
     /* Sender: offer `mem` (which must stay valid until bulk_done).
-     * Returns 0 and fills `desc`, -EAGAIN when no record is free (the
-     * request layer then takes the CTS/DATA path), or an MPI error code. */
+     * Returns 0 and fills `desc`; -EBUSY when no record is free but one
+     * will be without any receive being posted (the request layer tries
+     * again later); -EAGAIN when no record is free (the request layer then
+     * takes the CTS/DATA path); or an MPI error code. */
     int (*bulk_offer)(int peer, const struct uz_bulk_mem *mem, size_t total, void *owner,
                       struct uz_bulk_desc *desc);
     /* Receiver: accept `desc` from `peer` into `mem`, `total` bytes (may be

@@ -77,6 +77,8 @@ struct bulk_op {
     int sender_copies;          /* receiver: the sender is staged and copies everything */
     int prefault;               /* receiver: our memory is cold, populate each chunk first */
     int reported;               /* the owner was told of completion */
+    int handed_back;            /* receiver: the record is FREE again; only the report is left */
+    int err;                    /* receiver: what the copy ended with, read before handing back */
 };
 
 static struct bulk_op *sender_ops;  /* indexed by our record number */
@@ -84,10 +86,12 @@ static struct bulk_op *receiver_ops;
 static int nreceiver_ops, receiver_ops_cap;
 int uz_shm_bulk_active_ops;      /* transfers in flight (read inline) */
 static int nsender_ops;          /* of them, ours as sender: stops the scan of sender_ops early */
+static int *offers_to;           /* [nlocal]: our offers to each local peer not yet copied */
 
 void shm_bulk_init(void)
 {
     sender_ops = calloc(uz_shm.hdr->bulk_records_per_rank, sizeof(*sender_ops));
+    offers_to = calloc(uz_shm.nlocal, sizeof(*offers_to));
 }
 
 static void run_list_free(struct run_list *r)
@@ -110,6 +114,8 @@ void shm_bulk_finalize(void)
     }
     free(sender_ops);
     free(receiver_ops);
+    free(offers_to);
+    offers_to = NULL;
     sender_ops = receiver_ops = NULL;
     nreceiver_ops = receiver_ops_cap = uz_shm_bulk_active_ops = nsender_ops = 0;
 }
@@ -269,9 +275,13 @@ static int copy_chunks(struct bulk_op *op)
         int err = copy_range(op, off, len);
         if (err)
             atomic_store(&rec->failed, err);
-        uint64_t now = atomic_fetch_add_explicit(&rec->copied, len, memory_order_acq_rel) + len;
+        /* The other side may sleep waiting for the last byte.  Ringing
+         * only a sleeper saves a futex call per message; the sleeper
+         * announces itself before its last look (shm_wait.c), and both
+         * sides' seq_cst operations order the flag against this count. */
+        uint64_t now = atomic_fetch_add_explicit(&rec->copied, len, memory_order_seq_cst) + len;
         if (now == rec->total)
-            uz_shm_wake(op->peer);      /* the other side may sleep waiting for this */
+            uz_shm_wake_if_sleeping(op->peer);
         done++;
     }
     return done;
@@ -294,6 +304,26 @@ static uint64_t chunk_for(size_t total)
     return chunk ? chunk : 1;
 }
 
+/* Our record is FREE again: forget the transfer. */
+static void sender_op_end(struct bulk_op *op)
+{
+    run_list_free(&op->mine);
+    run_list_free(&op->theirs);
+    op->in_use = 0;
+    uz_shm_bulk_active_ops--;
+    nsender_ops--;
+    if (!op->reported)
+        offers_to[op->peer]--;
+}
+
+/* Every byte of our offer is copied: the send may complete. */
+static void sender_report(struct bulk_op *op)
+{
+    op->reported = 1;
+    offers_to[op->peer]--;
+    uz_shm.up->bulk_done(op->owner, 0);
+}
+
 /* Offer our memory: its runs, or (staged) our pack function. */
 int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, void *owner,
                       struct uz_bulk_desc *desc)
@@ -302,11 +332,20 @@ int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, voi
     const struct iovec *iov = stage ? NULL : mem->iov;
     int niov = stage ? 0 : mem->niov;
     uint64_t nrec = uz_shm.hdr->bulk_records_per_rank;
+    int finishing = 0;
     for (uint64_t i = 0; i < nrec; i++) {
         struct bulk_op *op = &sender_ops[i];
         struct shm_bulk_record *rec = shm_bulk_record_of(uz_shm.my_local, (uint32_t)i);
-        if (op->in_use || atomic_load_explicit(&rec->state, memory_order_acquire) != SHM_BULK_FREE)
+        unsigned state = atomic_load_explicit(&rec->state, memory_order_acquire);
+        /* A record whose transfer was reported and handed back is free even
+         * if progress has not looked at it yet: a stream of sends reuses
+         * the records of the previous window at once. */
+        if (op->in_use && op->reported && state == SHM_BULK_FREE)
+            sender_op_end(op);
+        if (op->in_use || state != SHM_BULK_FREE) {
+            finishing += state == SHM_BULK_ACCEPTED || (op->in_use && state == SHM_BULK_FREE);
             continue;
+        }
         memset(op, 0, sizeof(*op));
         if (stage)
             op->stage = *stage;
@@ -341,19 +380,14 @@ int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, voi
         desc->generation = op->generation;
         uz_shm_bulk_active_ops++;
         nsender_ops++;
+        offers_to[peer]++;
         return 0;
     }
-    return -EAGAIN;
-}
-
-/* Our record is FREE again: forget the transfer. */
-static void sender_op_end(struct bulk_op *op)
-{
-    run_list_free(&op->mine);
-    run_list_free(&op->theirs);
-    op->in_use = 0;
-    uz_shm_bulk_active_ops--;
-    nsender_ops--;
+    /* Records the receivers already matched come back without anything
+     * more from us than progress: waiting for one keeps this message on
+     * the one-copy path.  Only when every record waits for a receive that
+     * may never come (or come after this message) is the ring the way. */
+    return finishing ? -EBUSY : -EAGAIN;
 }
 
 int uz_shm_bulk_withdraw(int peer, const struct uz_bulk_desc *desc)
@@ -378,8 +412,7 @@ static int progress_sender(struct bulk_op *op)
     int work = 0;
     if (!op->reported && state == SHM_BULK_FREE) {
         /* The receiver finished and handed the record back before we looked. */
-        op->reported = 1;
-        uz_shm.up->bulk_done(op->owner, 0);
+        sender_report(op);
         work++;
     } else if (!op->reported && state == SHM_BULK_ACCEPTED) {
         /* A staged sender is the only one who can copy; otherwise helping
@@ -396,8 +429,7 @@ static int progress_sender(struct bulk_op *op)
                 work += copy_chunks(op);
         }
         if (atomic_load_explicit(&rec->copied, memory_order_acquire) == rec->total) {
-            op->reported = 1;
-            uz_shm.up->bulk_done(op->owner, 0);
+            sender_report(op);
             work++;
         }
     }
@@ -407,6 +439,21 @@ static int progress_sender(struct bulk_op *op)
 }
 
 /* ---------------------------------------------------------------- receiver */
+
+/* Every byte is copied: give the record back to the sender at once (it
+ * may be waiting for a free one), keeping only what the report needs. */
+static void receiver_hand_back(struct bulk_op *op)
+{
+    struct shm_bulk_record *rec = op->rec;
+    op->err = atomic_load(&rec->failed);
+    atomic_store_explicit(&rec->state, SHM_BULK_FREE, memory_order_seq_cst);
+    if (atomic_load_explicit(&shm_ctl_of(op->peer)->sleeping, memory_order_relaxed))
+        uz_shm_wake(op->peer);
+    run_list_free(&op->mine);
+    run_list_free(&op->theirs);
+    op->rec = NULL;
+    op->handed_back = 1;
+}
 
 /* Accept an offer with our memory: its runs, or (staged) our unpack
  * function.  We copy unless the sender is staged. */
@@ -467,13 +514,23 @@ int uz_shm_bulk_pull(int peer, const struct uz_bulk_desc *desc, const struct uz_
     }
     rec->dst_niov = (uint32_t)niov;     /* 0 when staged: the sender cannot help */
     rec->dst_pid = uz_shm.my_ctl->pid;
+    /* When we are sending to the sender too, it has its own copying to do
+     * (it pulls what we offered): each side then copies for itself, in one
+     * piece, rather than cutting the message for a helper who is busy.  A
+     * 32 KiB message costs one system call instead of two, and both
+     * directions go at the cross-memory-attach ceiling (bench/copy_ceiling). */
+    if (!op->sender_copies && offers_to[peer] > 0)
+        rec->chunk = total ? total : 1;
     atomic_store_explicit(&rec->state, SHM_BULK_ACCEPTED, memory_order_seq_cst);
     if (atomic_load_explicit(&shm_ctl_of(peer)->sleeping, memory_order_relaxed))
         uz_shm_wake(peer);
     if (total == 0)
         atomic_store(&rec->copied, 0);
-    if (!op->sender_copies)
+    if (!op->sender_copies) {
         copy_chunks(op);
+        if (atomic_load_explicit(&rec->copied, memory_order_acquire) == rec->total)
+            receiver_hand_back(op);
+    }
     return MPI_SUCCESS;
 }
 
@@ -483,22 +540,18 @@ struct finished { void *owner; int err; };
 
 static int progress_receiver(struct bulk_op *op, struct finished *fin)
 {
-    struct shm_bulk_record *rec = op->rec;
-    if (!op->sender_copies && atomic_load_explicit(&rec->next, memory_order_relaxed) < rec->total)
-        copy_chunks(op);
-    if (atomic_load_explicit(&rec->copied, memory_order_acquire) != rec->total)
-        return 0;
-    int err = atomic_load(&rec->failed);
-    /* Hand the record back to its owner. */
-    atomic_store_explicit(&rec->state, SHM_BULK_FREE, memory_order_seq_cst);
-    if (atomic_load_explicit(&shm_ctl_of(op->peer)->sleeping, memory_order_relaxed))
-        uz_shm_wake(op->peer);
-    run_list_free(&op->mine);
-    run_list_free(&op->theirs);
+    if (!op->handed_back) {
+        struct shm_bulk_record *rec = op->rec;
+        if (!op->sender_copies && atomic_load_explicit(&rec->next, memory_order_relaxed) < rec->total)
+            copy_chunks(op);
+        if (atomic_load_explicit(&rec->copied, memory_order_acquire) != rec->total)
+            return 0;
+        receiver_hand_back(op);
+    }
     op->in_use = 0;
     uz_shm_bulk_active_ops--;
     fin->owner = op->owner;
-    fin->err = err;
+    fin->err = op->err;
     return 1;
 }
 
