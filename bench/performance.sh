@@ -5,7 +5,7 @@
 #
 #   bench/performance.sh [BUILD_DIR] [OUT_DIR] [SECTIONS...]
 #
-# SECTIONS (default: all): p2p huge memory coll comm dtype net.  Each section
+# SECTIONS (default: all): p2p huge memory coll kernels comm dtype net.  Each section
 # writes OUT_DIR/<section>.md (Markdown tables, each preceded by the command
 # that produced it); paste them into docs/performance.md.
 #
@@ -17,7 +17,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
 OUT=${2:-/tmp/uzura-perf}
 shift $(( $# >= 2 ? 2 : $# ))
-sections=${*:-p2p huge memory coll comm dtype net}
+sections=${*:-p2p huge memory coll kernels comm dtype net}
 ROUNDS=${ROUNDS:-3}
 mkdir -p "$OUT"
 cd "$ROOT"
@@ -33,7 +33,10 @@ for s in $sections; do
         { cmp p2p latency 0 65536
           cmp p2p bw 1024 16777216
           cmp p2p bibw 1024 16777216
-          cmp p2p rate 1 65536; } >"$OUT/p2p.md" ;;
+          cmp p2p rate 1 65536
+          # The machine's own ceiling for the bibw rows, no MPI involved.
+          echo '`bench/copy_ceiling 1024 16777216` (MB/s, both directions)'; echo; echo '```'
+          "$BUILD/bench/copy_ceiling" 1024 16777216; echo '```'; echo; } >"$OUT/p2p.md" ;;
     huge)
         { cmp --unit time huge_send cold
           cmp --unit time huge_send warm; } >"$OUT/huge.md" ;;
@@ -43,10 +46,17 @@ for s in $sections; do
           done; } >"$OUT/memory.md" ;;
     coll)
         { for np in ${COLL_NP:-2 4 8}; do
-              for op in ${COLL_OPS:-barrier bcast reduce allreduce allgather alltoall alltoallv reduce_scatter}; do
+              for op in ${COLL_OPS:-barrier bcast reduce allreduce allgather allgatherv gather gatherv scatter scatterv \
+                             alltoall alltoallv alltoallw reduce_scatter reduce_scatter_v scan exscan}; do
                   cmp --np $np --unit lat coll_bench $op 8 4194304
               done
           done; } >"$OUT/coll.md" ;;
+    kernels)
+        # NAS-like kernels: FT's transpose by Alltoall, IS's bucket sort by Alltoallv.
+        { for np in ${KERNEL_NP:-2 4 8}; do
+              cmp --np $np ft_kernel 32 128
+              cmp --np $np is_kernel 20 23
+          done; } >"$OUT/kernels.md" ;;
     comm)
         { for np in 2 4 8; do cmp --np $np comm_split time; done; } >"$OUT/comm.md" ;;
     dtype)
