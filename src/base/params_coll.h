@@ -57,28 +57,29 @@
     X(ALLREDUCE_SHM, "shm", UZ_COLL_SHM_HELP)
 
 #define UZ_COLL_GATHER_ALGORITHMS(X)                                                                           \
-    X(GATHER_AUTO, "auto", "shm above COLL_SHM_ROOTED_MIN with more ranks than cores; binomial for blocks up " \
-      "to 1 KiB with more than 4 ranks; linear")                                                               \
+    X(GATHER_AUTO, "auto", "shm above COLL_SHM_ROOTED_MIN and below COLL_PULL_MIN with more ranks than cores; " \
+      "binomial for blocks up to 1 KiB with more than 4 ranks; linear")                                        \
     X(GATHER_LINEAR, "linear", "every rank sends its block to the root")                                       \
     X(GATHER_BINOMIAL, "binomial", "blocks climb a binomial tree in bundles (Gather only)")                    \
     X(GATHER_SHM, "shm", UZ_COLL_SHM_HELP " (Gather only)")
 
 #define UZ_COLL_SCATTER_ALGORITHMS(X)                                                                           \
-    X(SCATTER_AUTO, "auto", "shm above COLL_SHM_ROOTED_MIN with more ranks than cores; binomial for blocks up " \
-      "to 1 KiB with more than 4 ranks; linear")                                                                \
+    X(SCATTER_AUTO, "auto", "shm above COLL_SHM_ROOTED_MIN and below COLL_PULL_MIN with more ranks than cores; " \
+      "binomial for blocks up to 1 KiB with more than 4 ranks; linear")                                         \
     X(SCATTER_LINEAR, "linear", "the root sends every rank its block")                                          \
     X(SCATTER_BINOMIAL, "binomial", "blocks descend a binomial tree in bundles (Scatter only)")                 \
     X(SCATTER_SHM, "shm", UZ_COLL_SHM_HELP " (Scatter only)")
 
 #define UZ_COLL_ALLGATHER_ALGORITHMS(X)                                                      \
-    X(ALLGATHER_AUTO, "auto", "shm up to COLL_SHM_MAX or with more ranks than cores; "       \
+    X(ALLGATHER_AUTO, "auto", "shm (blocks pulled from COLL_PULL_MIN) up to COLL_SHM_MAX, from COLL_PULL_MIN " \
+      "or with more ranks than cores; "                                                      \
       "recursive_doubling (p a power of two) or bruck below COLL_ALLGATHER_LONG; ring")      \
     X(ALLGATHER_RING, "ring", "p-1 steps around a ring")                                     \
     X(ALLGATHER_RECURSIVE_DOUBLING, "recursive_doubling",                                    \
       "log2 p exchanges; p a power of two (Allgather only)")                                 \
     X(ALLGATHER_BRUCK, "bruck", "log2 p exchanges at distances 1, 2, 4... (Allgather only)") \
     X(ALLGATHER_LINEAR, "linear", "every rank sends its block to every other at once")       \
-    X(ALLGATHER_SHM, "shm", UZ_COLL_SHM_HELP " (Allgather only)")
+    X(ALLGATHER_SHM, "shm", UZ_COLL_SHM_HELP)
 
 #define UZ_COLL_ALLTOALL_ALGORITHMS(X)                                                                          \
     X(ALLTOALL_AUTO, "auto", "shm when all p blocks fit COLL_SHM_MAX or with more ranks than cores; bruck for " \
@@ -104,7 +105,7 @@
     X(REDUCE_SCATTER_SHM, "shm", UZ_COLL_SHM_HELP)
 
 #define UZ_COLL_SCAN_ALGORITHMS(X)                                                          \
-    X(SCAN_AUTO, "auto", "recursive_doubling")                                              \
+    X(SCAN_AUTO, "auto", "linear up to 8 ranks, from 16 KiB or with more ranks than cores; else recursive_doubling") \
     X(SCAN_RECURSIVE_DOUBLING, "recursive_doubling", "log2 p exchanges of partial results") \
     X(SCAN_LINEAR, "linear", "each rank passes its prefix to the next")
 

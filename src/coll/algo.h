@@ -47,6 +47,11 @@ static inline struct uz_varray uz_varray_aint(const MPI_Aint *p)
 {
     return (struct uz_varray){ .a = p };
 }
+/* Entry i, whichever width the caller passed. */
+static inline MPI_Count uz_varray_at(struct uz_varray v, int i)
+{
+    return v.i ? v.i[i] : v.c ? v.c[i] : v.a[i];
+}
 
 /* ------------------------------------------------- one collective call */
 

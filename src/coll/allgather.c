@@ -190,7 +190,16 @@ static int build_v(struct uz_sched *s, const struct uz_coll_args *a)
 static const struct uz_coll_kind allgather = {
     .shm = shm_allgather, .tunable = &uz_config.coll_allgather, .shm_choice = ALLGATHER_SHM, .build = build_fixed,
 };
-static const struct uz_coll_kind allgatherv = { .arrays = UZ_COLL_ARRAYS_EVERYWHERE, .build = build_v };
+static int shm_allgatherv(const struct uz_coll_args *a, uz_comm *comm, int want)
+{
+    return uz_shm_allgatherv(a->sendbuf, a->scount, a->stype, a->recvbuf, &a->v->counts, &a->v->displs, a->rtype,
+                             comm, want);
+}
+
+static const struct uz_coll_kind allgatherv = {
+    .shm = shm_allgatherv, .tunable = &uz_config.coll_allgather, .shm_choice = ALLGATHER_SHM,
+    .arrays = UZ_COLL_ARRAYS_EVERYWHERE, .build = build_v,
+};
 
 static int call(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
                 uz_datatype *rtype, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)

@@ -32,6 +32,13 @@ int uz_shm_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count *c
                           uz_comm *comm, int want);
 int uz_shm_allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
                      MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int alg);
+/* More ranks on this host than it has processors. */
+int uz_coll_host_oversubscribed(void);
+
+struct uz_varray;
+int uz_shm_allgatherv(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
+                      const struct uz_varray *rcounts, const struct uz_varray *rdispls, uz_datatype *rtype,
+                      uz_comm *comm, int want);
 int uz_shm_gather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
                   uz_datatype *rtype, int root, uz_comm *comm, int alg);
 int uz_shm_scatter(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
