@@ -21,16 +21,22 @@ static int npvars;
 
 /* ------------------------------------------------------------ readers */
 
+/* Under MPI_THREAD_MULTIPLE the counters change under the library lock. */
 static uint64_t read_ulong(const struct uz_mpit_pvar *v, uint32_t context)
 {
     (void)context;
-    return *(const volatile unsigned long *)v->source;
+    uz_lock();
+    unsigned long x = *(const unsigned long *)v->source;
+    uz_unlock();
+    return x;
 }
 
 static uint64_t read_llong(const struct uz_mpit_pvar *v, uint32_t context)
 {
     (void)context;
-    long long x = *(const volatile long long *)v->source;
+    uz_lock();
+    long long x = *(const long long *)v->source;
+    uz_unlock();
     return x > 0 ? (uint64_t)x : 0;
 }
 
