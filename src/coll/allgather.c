@@ -142,7 +142,7 @@ static int build_allgather(struct uz_sched *s, const void *sendbuf, MPI_Count sc
         total += (size_t)(block_count(b, i) * b->dt->size);
     if (total == 0)
         return s->build_err;
-    switch (choose(comm, total, b->counts == NULL)) {
+    switch (uz_coll_chose(UZ_COLL_OP_ALLGATHER, choose(comm, total, b->counts == NULL))) {
     case ALLGATHER_RECURSIVE_DOUBLING:
         allgather_recursive_doubling(s, b->buf, b->count, b->dt);
         break;
@@ -189,6 +189,7 @@ static int build_v(struct uz_sched *s, const struct uz_coll_args *a)
 
 static const struct uz_coll_kind allgather = {
     .shm = shm_allgather, .tunable = &uz_config.coll_allgather, .shm_choice = ALLGATHER_SHM, .build = build_fixed,
+    .op = UZ_COLL_OP_ALLGATHER,
 };
 static const struct uz_coll_kind allgatherv = { .arrays = UZ_COLL_ARRAYS_EVERYWHERE, .build = build_v };
 

@@ -96,7 +96,8 @@ static int build_scan(struct uz_sched *s, const void *sendbuf, void *recvbuf, MP
     int err = uz_rvec_begin(s, &v, sendbuf, recvbuf, count, dt, op, 0, 0);
     if (err || v.n == 0)
         return err;
-    int alg = uz_config.coll_scan == UZ_ALG_AUTO ? SCAN_RECURSIVE_DOUBLING : uz_config.coll_scan;
+    int alg = uz_coll_chose(UZ_COLL_OP_SCAN,
+                            uz_config.coll_scan == UZ_ALG_AUTO ? SCAN_RECURSIVE_DOUBLING : uz_config.coll_scan);
     if (alg == SCAN_LINEAR)
         scan_linear(s, v.in, v.work, v.n, exclusive);
     else

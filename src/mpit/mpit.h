@@ -77,6 +77,7 @@ struct uz_mpit_pvar {
     uint64_t (*read)(const struct uz_mpit_pvar *v, uint32_t context);
     const void *source;                 /* what `read` reads */
     int slot;
+    int enum_param;                     /* a state's values: the words of this tunable, or -1 */
 };
 
 int uz_mpit_pvar_count(void);

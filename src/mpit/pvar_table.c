@@ -1,8 +1,9 @@
 /*
  * pvar_table.c — the MPI_T performance variables: views of counters the
  * library keeps anyway (pt2pt/stats.h, the matching queues, the waiting
- * loop) and of each transport's own (transport.h `counters`), plus
- * messages and bytes through each transport.  None is counted for the
+ * loop, each collective's last choice of algorithm) and of each
+ * transport's own (transport.h `counters`), plus messages and bytes
+ * through each transport.  None is counted for the
  * tools' sake on a communication path; queue lengths are counted by
  * walking the queues when a tool reads them.
  */
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "base/lock.h"
+#include "coll/coll_chosen.h"
 #include "mpit/mpit.h"
 #include "pt2pt/match.h"
 #include "pt2pt/stats.h"
@@ -110,6 +112,33 @@ static const struct fixed_pvar request_layer[] = {
       MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, read_ulong, &uz_wait_stats.sleeps, 0 },
 };
 
+/* The collectives, in the order of coll_chosen.h, by their tunable's name. */
+static const char *const coll_tunables[UZ_COLL_OPS] = {
+    [UZ_COLL_OP_BARRIER] = "COLL_BARRIER", [UZ_COLL_OP_BCAST] = "COLL_BCAST",
+    [UZ_COLL_OP_REDUCE] = "COLL_REDUCE", [UZ_COLL_OP_ALLREDUCE] = "COLL_ALLREDUCE",
+    [UZ_COLL_OP_GATHER] = "COLL_GATHER", [UZ_COLL_OP_SCATTER] = "COLL_SCATTER",
+    [UZ_COLL_OP_ALLGATHER] = "COLL_ALLGATHER", [UZ_COLL_OP_ALLTOALL] = "COLL_ALLTOALL",
+    [UZ_COLL_OP_ALLTOALLV] = "COLL_ALLTOALLV", [UZ_COLL_OP_REDUCE_SCATTER] = "COLL_REDUCE_SCATTER",
+    [UZ_COLL_OP_SCAN] = "COLL_SCAN",
+};
+
+static uint64_t read_int(const struct uz_mpit_pvar *v, uint32_t context)
+{
+    (void)context;
+    uz_lock();
+    int x = *(const int *)v->source;
+    uz_unlock();
+    return x > 0 ? (uint64_t)x : 0;
+}
+
+static int param_index(const char *name)
+{
+    for (int i = 0; i < uz_nparams; i++)
+        if (strcmp(uz_params[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
 static int counts_up(int var_class)
 {
     return var_class == MPI_T_PVAR_CLASS_COUNTER || var_class == MPI_T_PVAR_CLASS_TIMER;
@@ -122,7 +151,8 @@ static struct uz_mpit_pvar *add(const char *name, const char *help, int var_clas
     snprintf(v->name, sizeof(v->name), "%s", name);
     snprintf(v->help, sizeof(v->help), "%s", help);
     v->var_class = var_class;
-    v->datatype = var_class == MPI_T_PVAR_CLASS_TIMER ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG;
+    v->datatype = var_class == MPI_T_PVAR_CLASS_TIMER ? MPI_DOUBLE
+                : var_class == MPI_T_PVAR_CLASS_STATE ? MPI_INT : MPI_UNSIGNED_LONG_LONG;
     v->bind = bind;
     /* Counters and timers count while started and may be reset; levels
      * and marks show the library's own value, always. */
@@ -130,6 +160,7 @@ static struct uz_mpit_pvar *add(const char *name, const char *help, int var_clas
     v->continuous = !counts_up(var_class);
     v->atomic = 1;
     v->category = category;
+    v->enum_param = -1;
     return v;
 }
 
@@ -146,6 +177,7 @@ int uz_mpit_pvars_build(void)
     int room = (int)(sizeof(request_layer) / sizeof(request_layer[0]));
     for (int i = 0; i < uz_ntransports; i++)
         room += 4 + transport_counters(uz_transport_table[i]);
+    room += UZ_COLL_OPS;
     pvars = calloc((size_t)room, sizeof(*pvars));
     if (!pvars)
         return -1;
@@ -156,6 +188,20 @@ int uz_mpit_pvars_build(void)
         v->read = f->read;
         v->source = f->source;
         v->slot = f->slot;
+    }
+    int coll = uz_mpit_category_of("coll", "");
+    for (int op = 0; op < UZ_COLL_OPS; op++) {
+        char name[64], help[160];
+        int k = 0;
+        for (const char *c = coll_tunables[op] + 5; *c && k < 40; c++)
+            name[k++] = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        snprintf(name + k, sizeof(name) - (size_t)k, "_algorithm");
+        snprintf(help, sizeof(help), "The algorithm the last call chose on this process, as UZURA_%s names it "
+                 "(auto: no call yet)", coll_tunables[op]);
+        struct uz_mpit_pvar *v = add(name, help, MPI_T_PVAR_CLASS_STATE, MPI_T_BIND_NO_OBJECT, coll);
+        v->read = read_int;
+        v->source = &uz_coll_chosen[op];
+        v->enum_param = param_index(coll_tunables[op]);
     }
     for (int i = 0; i < uz_ntransports && i < UZ_TRAFFIC_SLOTS; i++) {
         const struct uz_transport_ops *t = uz_transport_table[i];
@@ -205,7 +251,10 @@ const struct uz_mpit_pvar *uz_mpit_pvar_at(int index)
 
 void uz_mpit_pvar_store(const struct uz_mpit_pvar *v, uint64_t raw, void *buf)
 {
-    if (v->datatype == MPI_DOUBLE) {
+    if (v->datatype == MPI_INT) {
+        int x = (int)raw;
+        memcpy(buf, &x, sizeof(x));
+    } else if (v->datatype == MPI_DOUBLE) {
         double seconds = (double)raw * 1e-9;
         memcpy(buf, &seconds, sizeof(seconds));
     } else {
@@ -245,7 +294,7 @@ int uz_mpi_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbo
     if (datatype)
         *datatype = v->datatype;
     if (enumtype)
-        *enumtype = MPI_T_ENUM_NULL;
+        *enumtype = uz_mpit_enum_handle(uz_mpit_param_enum(v->enum_param));
     if (bind)
         *bind = v->bind;
     if (readonly)

@@ -198,6 +198,20 @@ int main(int argc, char **argv)
     int data = rank == 0 ? 42 : 0;
     MPI_Bcast(&data, 1, MPI_INT, 0, MPI_COMM_WORLD);
     CHECK_EQ(data, 42);
+    /* The broadcast took it: the state variable names the same item. */
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h;
+    int idx, n, chosen = -1;
+    MPI_T_enum states;
+    CHECK_EQ(MPI_T_pvar_session_create(&s), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_get_index("bcast_algorithm", MPI_T_PVAR_CLASS_STATE, &idx), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_get_info(idx, NULL, NULL, NULL, NULL, NULL, &states, NULL, NULL, NULL, NULL, NULL, NULL),
+             MPI_SUCCESS);
+    CHECK(states == en, "bcast_algorithm's values are not UZURA_COLL_BCAST's words");
+    CHECK_EQ(MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &n), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_read(s, h, &chosen), MPI_SUCCESS);
+    CHECK_EQ(chosen, size > 1 ? binomial : 0);      /* one process broadcasts nothing */
+    MPI_T_pvar_session_free(&s);
     now = 0;        /* auto again */
     CHECK_EQ(MPI_T_cvar_write(bcast, &now), MPI_SUCCESS);
     MPI_T_cvar_handle_free(&bcast);

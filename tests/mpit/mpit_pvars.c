@@ -52,7 +52,9 @@ static void every_variable(void)
         CHECK(desc_len > 1, "%s has no description", name);
         CHECK_EQ(MPI_T_pvar_get_index(name, var_class, &idx), MPI_SUCCESS);
         CHECK_EQ(idx, i);
-        CHECK(dt == (var_class == MPI_T_PVAR_CLASS_TIMER ? MPI_DOUBLE : MPI_UNSIGNED_LONG_LONG), "%s type", name);
+        CHECK(dt == (var_class == MPI_T_PVAR_CLASS_TIMER ? MPI_DOUBLE
+                     : var_class == MPI_T_PVAR_CLASS_STATE ? MPI_INT : MPI_UNSIGNED_LONG_LONG), "%s type", name);
+        CHECK((en != MPI_T_ENUM_NULL) == (var_class == MPI_T_PVAR_CLASS_STATE), "%s enum", name);
         CHECK(bind == MPI_T_BIND_NO_OBJECT || bind == MPI_T_BIND_MPI_COMM, "%s bind %d", name, bind);
         MPI_Comm world = MPI_COMM_WORLD;
         MPI_T_pvar_handle h;
