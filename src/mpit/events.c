@@ -25,7 +25,8 @@
 #include "core/info.h"
 #include "mpit/mpit.h"
 
-enum { LEVELS = 4 };
+/* The safety levels, least strict first, as indices of a registration's callbacks. */
+enum { LEVEL_NONE, LEVEL_MPI_RESTRICTED, LEVEL_THREAD_SAFE, LEVEL_ASYNC_SIGNAL_SAFE, LEVELS };
 static const MPI_T_cb_safety level_value[LEVELS] = {
     MPI_T_CB_REQUIRE_NONE, MPI_T_CB_REQUIRE_MPI_RESTRICTED, MPI_T_CB_REQUIRE_THREAD_SAFE,
     MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE,
@@ -79,7 +80,7 @@ static void sink(enum uz_tool_event ev, const int64_t *elements)
 {
     struct MPI_T_event_instance_t inst = { .event = (int)ev, .timestamp = uz_mpit_now() };
     memcpy(inst.elements, elements, sizeof(inst.elements));
-    int need = uz_rt.thread_multiple ? 2 : 1;
+    int need = uz_rt.thread_multiple ? LEVEL_THREAD_SAFE : LEVEL_MPI_RESTRICTED;
     pthread_rwlock_rdlock(&ev_lock);
     const struct MPI_T_event_instance_t *outer = current;
     current = &inst;
