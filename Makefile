@@ -4,7 +4,7 @@ PREFIX ?= /usr/local
 JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo check install clean gen
+.PHONY: all build demo check install clean gen gen-tools-doc
 
 all: build
 
@@ -30,6 +30,10 @@ gen:
 	tools/peers/install.sh tools
 	$(PEERS)/tools/bin/python tools/gen/gen_c_bindings.py
 	$(PEERS)/tools/bin/python tools/gen/gen_fortran.py
+
+# docs/tools-interface.md, from what the built uzura_info reads through MPI_T.
+gen-tools-doc: build
+	python3 tools/gen/gen_tools_doc.py $(BUILD)/bin/uzura_info
 
 clean:
 	rm -rf $(BUILD)

@@ -50,7 +50,7 @@ static const struct uz_param_choice coll_scan_choices[] = COLL_CHOICES(UZ_COLL_S
 const struct uz_param uz_params[] = {
     { "VERBOSE", UZ_PARAM_INT, "0",
       "Print what the library chooses at start-up (transports, fallbacks): 0 silent, 1 rank 0, 2 every rank",
-      NULL, FIELD(verbose), UZ_PARAM_TUNABLE },
+      NULL, FIELD(verbose), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE },
 
 
     /* Request layer */
@@ -77,15 +77,15 @@ const struct uz_param uz_params[] = {
     { "IO_AGGREGATORS", UZ_PARAM_INT, "0",
       "Collective I/O aggregators per host (0: as many as the host has cores and ranks); the cb_nodes hint "
       "overrides it for a file",
-      NULL, FIELD(io_aggregators), UZ_PARAM_TUNABLE },
+      NULL, FIELD(io_aggregators), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "IO_CB_BUFFER", UZ_PARAM_SIZE, "16m",
       "Bytes of file each collective I/O aggregator gathers per round (the default of the cb_buffer_size hint)",
-      NULL, FIELD(io_cb_buffer), UZ_PARAM_TUNABLE },
+      NULL, FIELD(io_cb_buffer), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "IO_CB_MIN_RUN", UZ_PARAM_SIZE, "16k",
       "A collective access whose ranks interleave goes through aggregators (two-phase) only when its contiguous "
       "pieces in the file average fewer bytes than this; longer pieces are read and written by their own ranks "
       "(the romio_cb_read/romio_cb_write hints override it)",
-      NULL, FIELD(io_cb_min_run), UZ_PARAM_TUNABLE },
+      NULL, FIELD(io_cb_min_run), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
 
     /* Network transports */
     { "NET", UZ_PARAM_STRING, "tcp",
@@ -203,41 +203,41 @@ const struct uz_param uz_params[] = {
     /* Collectives: algorithm choices (auto: by message size and ranks,
      * see docs/collectives.md) and the sizes where auto switches. */
     { "COLL_BARRIER", UZ_PARAM_ENUM, "auto", "Barrier algorithm", coll_barrier_choices, FIELD(coll_barrier),
-      UZ_PARAM_TUNABLE },
+      UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_BCAST", UZ_PARAM_ENUM, "auto", "Bcast algorithm", coll_bcast_choices, FIELD(coll_bcast),
-      UZ_PARAM_TUNABLE },
+      UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_REDUCE", UZ_PARAM_ENUM, "auto", "Reduce algorithm", coll_reduce_choices, FIELD(coll_reduce),
-      UZ_PARAM_TUNABLE },
+      UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_ALLREDUCE", UZ_PARAM_ENUM, "auto", "Allreduce algorithm", coll_allreduce_choices,
-      FIELD(coll_allreduce), UZ_PARAM_TUNABLE },
+      FIELD(coll_allreduce), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_GATHER", UZ_PARAM_ENUM, "auto", "Gather(v) algorithm", coll_gather_choices, FIELD(coll_gather),
-      UZ_PARAM_TUNABLE },
+      UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_SCATTER", UZ_PARAM_ENUM, "auto", "Scatter(v) algorithm", coll_scatter_choices, FIELD(coll_scatter),
-      UZ_PARAM_TUNABLE },
+      UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_ALLGATHER", UZ_PARAM_ENUM, "auto", "Allgather(v) algorithm", coll_allgather_choices,
-      FIELD(coll_allgather), UZ_PARAM_TUNABLE },
+      FIELD(coll_allgather), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_ALLTOALL", UZ_PARAM_ENUM, "auto", "Alltoall algorithm", coll_alltoall_choices, FIELD(coll_alltoall),
-      UZ_PARAM_TUNABLE },
+      UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_ALLTOALLV", UZ_PARAM_ENUM, "auto", "Alltoallv/Alltoallw algorithm", coll_alltoallv_choices,
-      FIELD(coll_alltoallv), UZ_PARAM_TUNABLE },
+      FIELD(coll_alltoallv), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_REDUCE_SCATTER", UZ_PARAM_ENUM, "auto", "Reduce_scatter(_block) algorithm",
-      coll_reduce_scatter_choices, FIELD(coll_reduce_scatter), UZ_PARAM_TUNABLE },
+      coll_reduce_scatter_choices, FIELD(coll_reduce_scatter), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_SCAN", UZ_PARAM_ENUM, "auto", "Scan/Exscan algorithm", coll_scan_choices, FIELD(coll_scan),
-      UZ_PARAM_TUNABLE },
+      UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_BCAST_LONG", UZ_PARAM_SIZE, "128k",
-      "Bcast messages from this size use scatter_allgather when auto", NULL, FIELD(coll_bcast_long), UZ_PARAM_TUNABLE },
+      "Bcast messages from this size use scatter_allgather when auto", NULL, FIELD(coll_bcast_long), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_REDUCE_LONG", UZ_PARAM_SIZE, "128k",
       "Reduce messages from this size use reduce_scatter_gather when auto", NULL, FIELD(coll_reduce_long),
-      UZ_PARAM_TUNABLE },
+      UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_ALLREDUCE_LONG", UZ_PARAM_SIZE, "64k",
       "Allreduce messages from this size use rabenseifner or ring when auto", NULL, FIELD(coll_allreduce_long),
-      UZ_PARAM_TUNABLE },
+      UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_ALLGATHER_LONG", UZ_PARAM_SIZE, "64k",
       "Allgather results from this total size use ring when auto", NULL, FIELD(coll_allgather_long),
-      UZ_PARAM_TUNABLE },
+      UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_ALLTOALL_SHORT", UZ_PARAM_SIZE, "256",
       "Alltoall blocks up to this size use bruck when auto (with 8 ranks or more)", NULL,
-      FIELD(coll_alltoall_short), UZ_PARAM_TUNABLE },
+      FIELD(coll_alltoall_short), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE_ALL_EQ },
     { "COLL_SHM_MAX", UZ_PARAM_SIZE, "64k",
       "Largest message synchronizing collectives (barrier, allreduce, allgather, alltoall, reduce_scatter) take "
       "through shared memory when auto and every rank has a core (more ranks than cores: any size); 0: never "
@@ -397,6 +397,11 @@ static int parse_one(const struct uz_param *p, const char *value, char *err, siz
                  p->choices ? " (choose one of " : "", words, p->choices ? ")" : "");
     }
     return rc;
+}
+
+int uz_param_set(const struct uz_param *p, const char *value, char *err, size_t errlen)
+{
+    return parse_one(p, value, err, errlen);    /* a bad value leaves the slot as it was */
 }
 
 static const struct uz_param *find_param(const char *name, size_t len)

@@ -27,6 +27,17 @@ enum uz_param_scope {
     UZ_PARAM_LAUNCHER,  /* set by mpiexec for the ranks; listed, not tuned */
 };
 
+/* When the library reads a tunable, which says when a tool may change it
+ * through MPI_T (src/mpit/cvars.c gives each its MPI_T scope from this).
+ * Most are read once, at MPI_Init; a few are read on every use, and a
+ * change to them takes effect at the next use. */
+enum uz_param_when {
+    UZ_PARAM_AT_INIT = 0,       /* settable until MPI_Init, read-only while MPI runs */
+    UZ_PARAM_EVERY_USE,         /* settable any time; each rank on its own (MPI_T_SCOPE_LOCAL) */
+    UZ_PARAM_EVERY_USE_ALL_EQ,  /* settable any time, to the same value on every rank (MPI_T_SCOPE_ALL_EQ):
+                                 * the collectives' choices, which every rank must make alike */
+};
+
 /* One word an enum tunable accepts.  A table of them ends with a NULL
  * word; values are looked up by word, never by position. */
 struct uz_param_choice {
@@ -43,6 +54,7 @@ struct uz_param {
     const struct uz_param_choice *choices;  /* UZ_PARAM_ENUM */
     size_t offset;              /* into struct uz_config */
     enum uz_param_scope scope;
+    enum uz_param_when when;    /* omitted in the table: UZ_PARAM_AT_INIT */
 };
 
 /* The parsed values. */
@@ -143,6 +155,11 @@ extern const int uz_nparams;
  * one-line message to `err` and returns -1.  Warns (through `warn`, may be
  * NULL) about UZURA_* variables that name no tunable. */
 int uz_params_load(char *err, size_t errlen, FILE *warn);
+
+/* Parse `value` into the tunable's slot of uz_config (MPI_T_cvar_write).
+ * On a bad value, writes a one-line message to `err`, leaves the slot as it
+ * was and returns -1. */
+int uz_param_set(const struct uz_param *p, const char *value, char *err, size_t errlen);
 
 /* The current value of a tunable as text (for uzura_info and MPI_T). */
 void uz_param_value_string(const struct uz_param *p, char *buf, size_t len);

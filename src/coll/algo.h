@@ -12,6 +12,7 @@
 #include "base/errors.h"
 #include "base/lock.h"
 #include "coll/coll.h"
+#include "coll/coll_chosen.h"
 #include "coll/coll_shm.h"
 #include "coll/sched.h"
 #include "core/info.h"
@@ -98,6 +99,7 @@ struct uz_coll_kind {
     int (*shm)(const struct uz_coll_args *a, uz_comm *comm, int want);
     const int *tunable;
     int shm_choice;
+    enum uz_coll_op op;                 /* where the shared-memory choice is recorded (coll_chosen.h) */
     enum uz_coll_arrays arrays;
     /* Add the operation's steps to s: its message-passing algorithm. */
     int (*build)(struct uz_sched *s, const struct uz_coll_args *a);
@@ -159,8 +161,10 @@ static inline int uz_coll_call_locked(const struct uz_coll_kind *k, const struct
 {
     if (k->shm && mode == UZ_COLL_BLOCKING && !comm->is_inter) {
         int rc = k->shm(a, comm, uz_shm_want(*k->tunable, k->shm_choice));
-        if (rc != UZ_SHM_DECLINED)
+        if (rc != UZ_SHM_DECLINED) {
+            uz_coll_chose(k->op, k->shm_choice);
             return rc;
+        }
     }
     struct uz_sched *s;
     int err = uz_coll_begin(comm, mode, &s);

@@ -142,7 +142,7 @@ static int build_allgather(struct uz_sched *s, const void *sendbuf, MPI_Count sc
         total += (size_t)(block_count(b, i) * b->dt->size);
     if (total == 0)
         return s->build_err;
-    switch (choose(comm, total, b->counts == NULL)) {
+    switch (uz_coll_chose(UZ_COLL_OP_ALLGATHER, choose(comm, total, b->counts == NULL))) {
     case ALLGATHER_RECURSIVE_DOUBLING:
         allgather_recursive_doubling(s, b->buf, b->count, b->dt);
         break;
@@ -189,7 +189,9 @@ static int build_v(struct uz_sched *s, const struct uz_coll_args *a)
 
 static const struct uz_coll_kind allgather = {
     .shm = shm_allgather, .tunable = &uz_config.coll_allgather, .shm_choice = ALLGATHER_SHM, .build = build_fixed,
+    .op = UZ_COLL_OP_ALLGATHER,
 };
+
 static int shm_allgatherv(const struct uz_coll_args *a, uz_comm *comm, int want)
 {
     return uz_shm_allgatherv(a->sendbuf, a->scount, a->stype, a->recvbuf, &a->v->counts, &a->v->displs, a->rtype,
@@ -198,7 +200,7 @@ static int shm_allgatherv(const struct uz_coll_args *a, uz_comm *comm, int want)
 
 static const struct uz_coll_kind allgatherv = {
     .shm = shm_allgatherv, .tunable = &uz_config.coll_allgather, .shm_choice = ALLGATHER_SHM,
-    .arrays = UZ_COLL_ARRAYS_EVERYWHERE, .build = build_v,
+    .arrays = UZ_COLL_ARRAYS_EVERYWHERE, .build = build_v, .op = UZ_COLL_OP_ALLGATHER,
 };
 
 static int call(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,

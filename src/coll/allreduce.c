@@ -181,7 +181,7 @@ int uz_build_allreduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, M
         uz_rvec_store(s, &v);
         return s->build_err;
     }
-    int alg = choose(s, (size_t)(count * dt->size), v.n);
+    int alg = uz_coll_chose(UZ_COLL_OP_ALLREDUCE, choose(s, (size_t)(count * dt->size), v.n));
     if (alg == ALLREDUCE_REDUCE_BCAST) {
         uz_rvec_reduce_tree(s, v.in, v.n, 0, s->comm->rank == 0 ? v.work : NULL);
         uz_sched_fence(s);
@@ -248,6 +248,7 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a)
 
 static const struct uz_coll_kind allreduce = {
     .shm = shm_allreduce, .tunable = &uz_config.coll_allreduce, .shm_choice = ALLREDUCE_SHM, .build = build,
+    .op = UZ_COLL_OP_ALLREDUCE,
 };
 
 static int call(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, uz_comm *comm,

@@ -173,6 +173,10 @@ static int build_alltoall(struct uz_sched *s, int in_place, struct side snd, con
     }
     int p = comm->size, r = comm->rank;
     int alg = choose(comm, rcv);
+    if (rcv->counts)            /* Alltoallv/w: named by their own tunable's words */
+        uz_coll_chose(UZ_COLL_OP_ALLTOALLV, alg == ALLTOALL_LINEAR ? ALLTOALLV_LINEAR : ALLTOALLV_PAIRWISE);
+    else
+        uz_coll_chose(UZ_COLL_OP_ALLTOALL, alg);
     if (in_place) {
         if (p == 1)
             return MPI_SUCCESS;
@@ -234,6 +238,8 @@ static int try_shm(struct uz_sched *s, int n, const struct side *snd, const stru
     int rc = uz_shm_alltoallv(n, sb, c, t, sb + n, c + n, t + n, s->comm,
                               uz_shm_want(uz_config.coll_alltoallv, ALLTOALLV_SHM), progress);
     *done = rc != UZ_SHM_DECLINED;
+    if (*done)
+        uz_coll_chose(UZ_COLL_OP_ALLTOALLV, ALLTOALLV_SHM);
     return *done ? rc : MPI_SUCCESS;
 }
 
@@ -282,6 +288,7 @@ static int build_fixed(struct uz_sched *s, const struct uz_coll_args *a)
 
 static const struct uz_coll_kind alltoall = {
     .shm = shm_alltoall, .tunable = &uz_config.coll_alltoall, .shm_choice = ALLTOALL_SHM, .build = build_fixed,
+    .op = UZ_COLL_OP_ALLTOALL,
 };
 
 static int call(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,

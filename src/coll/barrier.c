@@ -56,7 +56,8 @@ int uz_build_barrier(struct uz_sched *s)
 {
     if (s->comm->size == 1)
         return MPI_SUCCESS;
-    int alg = uz_config.coll_barrier;
+    int alg = uz_coll_chose(UZ_COLL_OP_BARRIER,
+                            uz_config.coll_barrier == BARRIER_TREE ? BARRIER_TREE : BARRIER_DISSEMINATION);
     if (alg == BARRIER_TREE) {
         fan_in(s);
         uz_sched_fence(s);
@@ -98,6 +99,7 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a)
 
 static const struct uz_coll_kind barrier = {
     .shm = shm_barrier, .tunable = &uz_config.coll_barrier, .shm_choice = BARRIER_SHM, .build = build,
+    .op = UZ_COLL_OP_BARRIER,
 };
 
 static int call(uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)

@@ -128,7 +128,7 @@ int uz_build_bcast(struct uz_sched *s, void *buf, MPI_Count count, uz_datatype *
 {
     if (s->comm->size == 1 || count == 0 || dt->size == 0)
         return MPI_SUCCESS;
-    switch (choose(s->comm, (size_t)(count * dt->size))) {
+    switch (uz_coll_chose(UZ_COLL_OP_BCAST, choose(s->comm, (size_t)(count * dt->size)))) {
     case BCAST_SCATTER_ALLGATHER:
         bcast_scatter_allgather(s, buf, count, dt, root);
         break;
@@ -178,6 +178,7 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a)
 
 static const struct uz_coll_kind bcast = {
     .shm = shm_bcast, .tunable = &uz_config.coll_bcast, .shm_choice = BCAST_SHM, .build = build,
+    .op = UZ_COLL_OP_BCAST,
 };
 
 /* The buffer is the receive side of the arguments (every rank's result). */

@@ -222,7 +222,10 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a, int to_root)
     size_t b = (size_t)(comm->rank == x.root ? x.count * x.all_dt->size : x.mine_count * x.mine_dt->size);
     int alg = to_root ? uz_config.coll_gather : uz_config.coll_scatter;
     int binomial = to_root ? GATHER_BINOMIAL : SCATTER_BINOMIAL;
-    if (alg == UZ_ALG_AUTO ? comm->size > 4 && b <= 1024 : alg == binomial && comm->size > 1)
+    int use_binomial = alg == UZ_ALG_AUTO ? comm->size > 4 && b <= 1024 : alg == binomial && comm->size > 1;
+    uz_coll_chose(to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER,
+                  use_binomial ? binomial : to_root ? GATHER_LINEAR : SCATTER_LINEAR);
+    if (use_binomial)
         rooted_binomial(s, &x);
     else
         rooted_linear(s, &x, 0);
@@ -279,9 +282,11 @@ static int shm_scatter(const struct uz_coll_args *a, uz_comm *comm, int want)
 
 static const struct uz_coll_kind gather = {
     .shm = shm_gather, .tunable = &uz_config.coll_gather, .shm_choice = GATHER_SHM, .build = build_gather,
+    .op = UZ_COLL_OP_GATHER,
 };
 static const struct uz_coll_kind scatter = {
     .shm = shm_scatter, .tunable = &uz_config.coll_scatter, .shm_choice = SCATTER_SHM, .build = build_scatter,
+    .op = UZ_COLL_OP_SCATTER,
 };
 static const struct uz_coll_kind gatherv = { .arrays = UZ_COLL_ARRAYS_AT_ROOT, .build = build_gatherv };
 static const struct uz_coll_kind scatterv = { .arrays = UZ_COLL_ARRAYS_AT_ROOT, .build = build_scatterv };

@@ -125,7 +125,7 @@ static UZ_ALWAYS_INLINE int build_intra(struct uz_sched *s, const void *sendbuf,
     int err = uz_rvec_begin(s, &v, sendbuf, recvbuf, count, dt, op, 1, root);
     if (err || v.n == 0)
         return err;
-    switch (choose(s, (size_t)(count * dt->size), v.n)) {
+    switch (uz_coll_chose(UZ_COLL_OP_REDUCE, choose(s, (size_t)(count * dt->size), v.n))) {
     case REDUCE_SCATTER_GATHER:
         reduce_scatter_gather(s, v.in, v.n, root, is_root ? v.work : NULL);
         break;
@@ -208,6 +208,7 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a)
 
 static const struct uz_coll_kind reduce = {
     .shm = shm_reduce, .tunable = &uz_config.coll_reduce, .shm_choice = REDUCE_SHM, .build = build,
+    .op = UZ_COLL_OP_REDUCE,
 };
 
 static int call(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, int root,

@@ -129,7 +129,8 @@ static int build_intra(struct uz_sched *s, const void *sendbuf, void *recvbuf, c
     void *acc = uz_rvec_scratch(s, l.cnts[r]);
     if (!acc)
         return s->build_err;
-    switch (p == 1 ? REDUCE_SCATTER_PAIRWISE : choose(s, (size_t)(total * dt->size), &l)) {
+    switch (uz_coll_chose(UZ_COLL_OP_REDUCE_SCATTER,
+                          p == 1 ? REDUCE_SCATTER_PAIRWISE : choose(s, (size_t)(total * dt->size), &l))) {
     case REDUCE_SCATTER_RING:
         reduce_scatter_ring(s, v.in, &l, acc);
         break;
@@ -202,8 +203,10 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, struct uz_varray c
     err = s->build_err ? s->build_err : uz_coll_check_counts(c, p, "recvcounts");
     if (!err && mode == UZ_COLL_BLOCKING && !comm->is_inter) {
         int rc = uz_shm_reduce_scatter(sendbuf, recvbuf, c, dt, op, comm, want);
-        if (rc != UZ_SHM_DECLINED)
+        if (rc != UZ_SHM_DECLINED) {
+            uz_coll_chose(UZ_COLL_OP_REDUCE_SCATTER, REDUCE_SCATTER_SHM);
             return rc;
+        }
     }
     if (!err)
         err = uz_reducer_init(&s->red, op, dt, 0);

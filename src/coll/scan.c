@@ -119,6 +119,7 @@ static int build_scan(struct uz_sched *s, const void *sendbuf, void *recvbuf, MP
     int alg = uz_config.coll_scan;
     if (alg == UZ_ALG_AUTO)
         alg = scan_choice(s->comm->size, (size_t)(count * dt->size));
+    uz_coll_chose(UZ_COLL_OP_SCAN, alg);
     if (alg == SCAN_LINEAR)
         scan_linear(s, v.in, v.work, v.n, exclusive);
     else

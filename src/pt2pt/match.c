@@ -22,6 +22,9 @@ static uint64_t post_counter;
 /* Receives posted with MPI_ANY_SOURCE, and messages queued unexpected: when
  * none exist, matching skips those lists (the common case). */
 static long wildcard_posted, unexpected_queued;
+/* The most messages ever queued unexpected at once (an MPI_T high-water
+ * mark); raised only on the unexpected path. */
+static long unexpected_high;
 
 static inline unsigned bucket_of(uint32_t ctx, int32_t src)
 {
@@ -107,7 +110,8 @@ void uz_unexpected_enqueue(struct uz_unexpected *u)
         all->unexp_head = u;
     all->unexp_tail = u;
     u->queued = 1;
-    unexpected_queued++;
+    if (++unexpected_queued > unexpected_high)
+        unexpected_high = unexpected_queued;
 }
 
 void uz_unexpected_dequeue(struct uz_unexpected *u)
@@ -225,6 +229,39 @@ void uz_posted_filter(int (*keep)(uz_request *req, void *arg), void *arg, void (
             }
         }
     }
+}
+
+/* ----------------------------------------------------------- for tools */
+
+long uz_unexpected_queued(void)
+{
+    return unexpected_queued;
+}
+
+long uz_unexpected_high_water(void)
+{
+    return unexpected_high;
+}
+
+/* Counted by walking the queues when a tool asks, so that posting and
+ * matching a receive keep no count of their own. */
+long uz_match_queued_on(uint32_t context_id, int all_contexts, int posted)
+{
+    long n = 0;
+    for (int b = 0; b < BUCKETS; b++) {
+        for (struct match_entry *e = buckets[b]; e; e = e->next) {
+            if (!all_contexts && e->context_id != context_id)
+                continue;
+            if (posted) {
+                for (uz_request *r = e->posted_head; r; r = r->next)
+                    n++;
+            } else if (e->src != MPI_ANY_SOURCE) {
+                for (struct uz_unexpected *u = e->unexp_head; u; u = u->next_src)
+                    n++;
+            }
+        }
+    }
+    return n;
 }
 
 void uz_match_finalize(void)

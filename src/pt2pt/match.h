@@ -69,4 +69,11 @@ void uz_posted_filter(int (*keep)(uz_request *req, void *arg), void *arg, void (
 
 void uz_match_finalize(void);
 
+/* For MPI_T tools (src/mpit/), called with the library lock held: messages
+ * queued unexpected now and at most so far, and receives posted (posted != 0)
+ * or messages queued unexpected on one context (or on all), counted. */
+long uz_unexpected_queued(void);
+long uz_unexpected_high_water(void);
+long uz_match_queued_on(uint32_t context_id, int all_contexts, int posted);
+
 #endif /* UZ_PT2PT_MATCH_H */

@@ -6,6 +6,7 @@
  * job ends cleanly) instead of hanging.
  */
 #include "base/errors.h"
+#include "base/tool_events.h"
 #include "pt2pt/cookie.h"
 #include "pt2pt/match.h"
 #include "pt2pt/pt2pt.h"
@@ -40,6 +41,7 @@ void uz_pt2pt_peer_failed(int world, int error)
         return;
     p->failed = error ? error : uz_err_make(MPI_ERR_PROC_ABORTED, "rank %d is gone", world);
     failure_code = p->failed;
+    uz_tool_event(UZ_TOOL_EVENT_PEER_DEAD, world, uz_err_class(p->failed), 0, 0);
     /* Sends still queued to it. */
     while (p->sendq_head) {
         uz_request *r = p->sendq_head;

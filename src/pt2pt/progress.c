@@ -27,6 +27,7 @@
 #include "pt2pt/progress.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/send.h"
+#include "pt2pt/stats.h"
 
 static long spin_ns, yield_ns;
 static int waits_oversubscribed;        /* for uz_progress_describe */
@@ -220,12 +221,22 @@ int uz_progress_can_sleep(void)
  * much as a poll, and a few dozen polls take well under a microsecond. */
 enum { POLLS_PER_CLOCK = 64 };
 
+struct uz_wait_stats uz_wait_stats;
+
+/* An idle stretch that began at `since` (0: none) ended about `now`. */
+static inline void count_idle(long since, long now)
+{
+    if (since)
+        uz_wait_stats.idle_ns += now - since;
+}
+
 void uz_progress_wait(int (*done)(void *arg), void *arg)
 {
-    long idle_since = 0;
+    long idle_since = 0, idle_seen = 0;
     unsigned idle_polls = 0;
     while (!done(arg)) {
         if (uz_progress() || done(arg)) {
+            count_idle(idle_since, idle_seen);
             idle_since = 0;
             idle_polls = 0;
             continue;
@@ -240,6 +251,7 @@ void uz_progress_wait(int (*done)(void *arg), void *arg)
         long now = now_ns();
         if (!idle_since)
             idle_since = now;
+        idle_seen = now;
         long idle = now - idle_since;
         if (idle < spin_ns) {
             /* Keep polling: on a core of our own this is the fastest way to
@@ -253,10 +265,12 @@ void uz_progress_wait(int (*done)(void *arg), void *arg)
             uz_lock();
             idle_polls = POLLS_PER_CLOCK - 1;   /* look at the clock after each yield */
         } else {
+            uz_wait_stats.sleeps++;
             uz_progress_sleep(done, arg, SLEEP_TIMEOUT_NS);
             idle_polls = POLLS_PER_CLOCK - 1;
         }
     }
+    count_idle(idle_since, idle_seen);
 }
 
 static int request_done(void *arg)

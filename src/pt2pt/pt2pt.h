@@ -33,6 +33,7 @@ struct uz_peer {
     const struct uz_path *path;         /* the transport and its caps */
     uint8_t has_bulk;                   /* one-copy bulk transfers to and from it */
     uint8_t lends;                      /* its transport keeps sent bytes: lend eager buffers */
+    uint8_t traffic;                    /* its transport's uz_traffic slot (stats.h) */
     /* Records waiting to go out, in order (sends and control records). */
     uz_request *sendq_head, *sendq_tail;
     int in_flush_list;

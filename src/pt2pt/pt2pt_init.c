@@ -301,6 +301,15 @@ static struct uz_transport_setup base_setup(void)
     };
 }
 
+/* Where messages through transport `t` are counted (stats.h). */
+static int traffic_slot(const struct uz_transport_ops *t)
+{
+    for (int i = 0; i < uz_ntransports && i < UZ_TRAFFIC_SLOTS; i++)
+        if (uz_transport_table[i] == t)
+            return i;
+    return UZ_TRAFFIC_SLOTS - 1;
+}
+
 /* A rank reached by `path`, as the transport names it. */
 static void reach(int world, struct uz_path *path, int addr)
 {
@@ -317,6 +326,7 @@ static void reach(int world, struct uz_path *path, int addr)
                    : path->ops->reach == UZ_REACH_NETWORK ? uz_config.net_eager_limit : uz_config.eager_limit;
     p->has_bulk = (uint8_t)(c->has_bulk && path->ops->bulk_offer);
     p->lends = (uint8_t)c->keeps_sent_bytes;
+    p->traffic = (uint8_t)traffic_slot(path->ops);
     path->peers++;
 }
 

@@ -20,6 +20,7 @@
 #include "base/errors.h"
 #include "base/params.h"
 #include "base/runtime.h"
+#include "base/tool_events.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/cookie.h"
 #include "pt2pt/match.h"
@@ -33,6 +34,15 @@
 enum { HDR = sizeof(struct uz_msg_hdr) };
 
 struct uz_pt2pt_stats uz_pt2pt_stats;
+struct uz_traffic uz_traffic[UZ_TRAFFIC_SLOTS];
+
+/* A record that begins a message of `size` bytes came from `src_world`. */
+static inline void count_arrival(int src_world, size_t size)
+{
+    struct uz_traffic *t = &uz_traffic[uz_peers[src_world].traffic];
+    t->msgs_recv++;
+    t->bytes_recv += size;
+}
 
 unsigned long uz_recv_dropped_records(void)
 {
@@ -252,6 +262,7 @@ static void eager_to_unexpected(const struct uz_msg_hdr *h, int src_world, const
     memcpy(u->data, data, piece);
     uz_unexpected_enqueue(u);
     uz_pt2pt_stats.unexpected++;
+    uz_tool_event(UZ_TOOL_EVENT_UNEXPECTED, h->src, h->tag, (int64_t)size, h->context_id);
     if (piece < size)
         uz_peers[src_world].rx_unexp = u;
 }
@@ -285,6 +296,7 @@ static void on_eager(int src_world, const struct uz_msg_hdr *h, const unsigned c
         body += sizeof(ext);
         len -= sizeof(ext);
     }
+    count_arrival(src_world, len);
     uz_request *r = take_matched(src_world, h);
     if (!r)
         r = uz_posted_match(h->context_id, h->src, h->tag);
@@ -305,6 +317,7 @@ static void on_eager_first(int src_world, const struct uz_msg_hdr *h, const unsi
     struct uz_peer *p = &uz_peers[src_world];
     if (ext.size < len || p->rx_req || p->rx_unexp)
         { drop(src_world, "inconsistent eager message"); return; }
+    count_arrival(src_world, ext.size);
     uz_request *r = uz_posted_match(h->context_id, h->src, h->tag);
     uint64_t ack = (h->flags & UZ_MSG_SYNC) ? ext.cookie : 0;
     if (r)
@@ -385,6 +398,7 @@ static void on_rts(int src_world, const struct uz_msg_hdr *h, const unsigned cha
     if (len != sizeof(rts))
         { drop(src_world, "bad rendezvous request"); return; }
     memcpy(&rts, body, sizeof(rts));
+    count_arrival(src_world, rts.size);
     uz_request *r = uz_posted_match(h->context_id, h->src, h->tag);
     if (r) {
         recv_bind(r, h->src, h->tag, rts.size, src_world);
@@ -406,6 +420,7 @@ static void on_rts(int src_world, const struct uz_msg_hdr *h, const unsigned cha
     u->bulk = rts.bulk;
     uz_unexpected_enqueue(u);
     uz_pt2pt_stats.unexpected++;
+    uz_tool_event(UZ_TOOL_EVENT_UNEXPECTED, h->src, h->tag, (int64_t)rts.size, h->context_id);
 }
 
 static void on_data(int src_world, const unsigned char *body, size_t len)
@@ -443,6 +458,7 @@ static int place_eager(int src_world, const struct uz_msg_hdr *h, size_t len, st
     if (!r->contig || len > r->bytes)
         return 0;
     recv_bind(r, h->src, h->tag, len, src_world);
+    count_arrival(src_world, len);
     iov[0].iov_base = r->contig;
     iov[0].iov_len = len;
     return 1;

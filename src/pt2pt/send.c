@@ -15,6 +15,7 @@
 #include "base/errors.h"
 #include "base/lock.h"
 #include "base/params.h"
+#include "base/tool_events.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/cookie.h"
 #include "pt2pt/path.h"
@@ -532,6 +533,8 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
         int rc = uz_path_send(p, &h, sizeof(h), &pl);
         if (rc == 0) {
             uz_pt2pt_stats.eager_sent++;
+            uz_traffic[p->traffic].msgs_sent++;
+            uz_traffic[p->traffic].bytes_sent += bytes;
             if (out && !(*out = completed_send_request()))
                 return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
             return MPI_SUCCESS;
@@ -563,10 +566,14 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
         r->cookie = uz_cookie_issue(r);
     r->phase = eager ? UZ_SEND_EAGER : UZ_SEND_RTS;
     r->lend_eager = (uint8_t)(eager && lend);
-    if (eager)
+    uz_traffic[p->traffic].msgs_sent++;
+    uz_traffic[p->traffic].bytes_sent += bytes;
+    if (eager) {
         uz_pt2pt_stats.eager_sent++;
-    else
+    } else {
         uz_pt2pt_stats.rendezvous_sent++;
+        uz_tool_event(UZ_TOOL_EVENT_RENDEZVOUS, world, tag, (int64_t)bytes, 0);
+    }
     start_queued(p, r);
     if (out) {
         *out = r;

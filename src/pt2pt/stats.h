@@ -18,6 +18,26 @@ struct uz_pt2pt_stats {
 
 extern struct uz_pt2pt_stats uz_pt2pt_stats;
 
+/* Messages and payload bytes through each transport, by its index in
+ * uz_transport_table (uz_peer.traffic), for MPI_T tools.  Counted where
+ * the request layer already counts a message (an eager send that went out,
+ * a send queued, a record that begins a message): a plain add beside one
+ * that was there, no branch.  Kept across MPI_Finalize. */
+enum { UZ_TRAFFIC_SLOTS = 8 };
+struct uz_traffic {
+    unsigned long msgs_sent, bytes_sent;
+    unsigned long msgs_recv, bytes_recv;
+};
+extern struct uz_traffic uz_traffic[UZ_TRAFFIC_SLOTS];
+
+/* Waiting (progress.c), counted only once a wait has polled long enough to
+ * look at the clock, so a message that is already there costs nothing. */
+struct uz_wait_stats {
+    unsigned long sleeps;           /* times a waiting rank slept (futex or poll) */
+    long long idle_ns;              /* time spent waiting with nothing to progress, past the first polls */
+};
+extern struct uz_wait_stats uz_wait_stats;
+
 void uz_pt2pt_stats_print(void);
 
 #endif /* UZ_PT2PT_STATS_H */

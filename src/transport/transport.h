@@ -226,6 +226,18 @@ struct uz_coll_offload {
     void (*wake_if_sleeping)(int peer);
 };
 
+/* --------------------------------------------------------------- tools */
+
+/* One counter a transport keeps of its own protocol (retransmissions,
+ * reconnections...), which src/mpit/ offers as an MPI_T performance
+ * variable named <transport>_<name>.  The value lives as long as the
+ * transport is open and reads 0 otherwise. */
+struct uz_transport_counter {
+    const char *name;
+    const char *help;                   /* one line */
+    const unsigned long *value;
+};
+
 /* ------------------------------------------------------------ operations */
 
 /*
@@ -317,6 +329,9 @@ struct uz_transport_ops {
 
     /* ---- collectives (optional, UZ_REACH_HOST only) */
     const struct uz_coll_offload *coll;
+
+    /* ---- tools (optional): its counters, ended by an entry whose name is NULL */
+    const struct uz_transport_counter *counters;
 };
 
 #endif /* UZ_TRANSPORT_TRANSPORT_H */

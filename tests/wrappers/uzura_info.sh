@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # uzura_info.sh — build/bin/uzura_info: `version`, `params`, `choices` (the words of enum
-# tunables), `unknown_env`, `transports` (the library's registration table), `usage` and
-# `prefix` (installed copies name the prefix they are installed at) cases.
+# tunables), `unknown_env`, `transports` (the library's registration table), `usage`,
+# `prefix` (installed copies name the prefix they are installed at), and the MPI_T
+# listings: `mpit_param` (--param NAME), `mpit_pvars` (--pvars) and `mpit_all` (--all).
 set -euo pipefail
 source "$(dirname "$0")/testlib.sh"
 info=$UZ_BUILD_DIR/bin/uzura_info
 # A clean environment: no UZURA_* variables but the ones a case sets.
 for v in $(compgen -e | grep '^UZURA_' || true); do unset "$v"; done
 
-case ${1:?usage: uzura_info.sh version|params|choices|unknown_env|transports|usage|prefix} in
+case ${1:?usage: uzura_info.sh version|params|choices|unknown_env|transports|usage|prefix|mpit_param|mpit_pvars|mpit_all} in
 version)
     expect_eq "--version" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" "$("$info" --version)"
     expect_eq "first line of the full report" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" \
@@ -86,7 +87,7 @@ transports)
     ;;
 usage)
     expect_status "--help" 0 "$info" --help
-    expect_eq "--help's first line" "usage: uzura_info [--params | --version | --unknown-env | --help]" \
+    expect_eq "--help's first line" "usage: uzura_info [--params | --all | --param NAME | --pvars | --events | --categories |" \
         "$("$info" --help | head -n1)"
     expect_status "an unknown option" 2 "$info" --bogus
     ;;
@@ -112,6 +113,65 @@ prefix)
     expect_eq "the build tree's copy" \
         "(not installed: this copy is in the build tree $(cd "$UZ_BUILD_DIR" && pwd -P); configured as $(sed -n 's/^CMAKE_INSTALL_PREFIX:PATH=//p' "$UZ_BUILD_DIR/CMakeCache.txt"))" \
         "$(row "$info")"
+    ;;
+mpit_param)
+    # What MPI_T says of one control variable: type, scope, verbosity, value;
+    # then its help, default, when it may be written, and an enum's words.
+    out=$("$info" --param EAGER_LIMIT)
+    expect_eq "--param EAGER_LIMIT" \
+        "  UZURA_EAGER_LIMIT              unsigned long long local     tuner/basic   value 16384" "$(head -n1 <<<"$out")"
+    expect_eq "its default and when it may be written" "      default 16k; written until MPI_Init, read-only after" \
+        "$(sed -n 3p <<<"$out")"
+    expect_eq "the UZURA_ prefix may be given" "$out" "$("$info" --param UZURA_EAGER_LIMIT)"
+    expect_eq "the value in the environment" \
+        "  UZURA_EAGER_LIMIT              unsigned long long local     tuner/basic   value 4096" \
+        "$(UZURA_EAGER_LIMIT=4k "$info" --param EAGER_LIMIT | head -n1)"
+    out=$("$info" --param COLL_BCAST)
+    expect_eq "an enum, written any time alike on every rank" \
+        "  UZURA_COLL_BCAST               int                all_eq    tuner/basic   value auto (0)" "$(head -n1 <<<"$out")"
+    expect_eq "its words" "0 = auto|1 = binomial|2 = scatter_allgather|3 = linear|4 = shm" \
+        "$(sed -n 's/^        //p' <<<"$out" | paste -sd'|')"
+    expect_eq "launcher values are constant" "constant" "$("$info" --param JOB_ID | awk 'NR == 1 {print $3}')"
+    expect_status "an unknown name" 1 "$info" --param NO_SUCH_TUNABLE
+    expect_eq "an unknown name says so" \
+        "uzura_info: UZURA_NO_SUCH_TUNABLE is not a control variable (see uzura_info --params)" \
+        "$("$info" --param NO_SUCH_TUNABLE 2>&1 >/dev/null || true)"
+    expect_status "--param needs a name" 2 "$info" --param
+    ;;
+mpit_pvars)
+    out=$("$info" --pvars)
+    expect_eq "first performance variable" \
+        "  eager_sent                         counter       unsigned long long none         atomic" \
+        "$(sed -n 2p <<<"$out")"
+    expect_eq "a level bound to a communicator" \
+        "  comm_posted_queue_length           level         unsigned long long communicator readonly continuous atomic" \
+        "$(grep '^  comm_posted_queue_length ' <<<"$out")"
+    expect_eq "the timer" "  wait_time                          timer         double             none         atomic" \
+        "$(grep '^  wait_time ' <<<"$out")"
+    expect_eq "udp's retransmissions, read without stopping it" \
+        "  udp_retransmits                    counter       unsigned long long none         " \
+        "$(grep '^  udp_retransmits ' <<<"$out")"
+    # Four message and byte counts for each transport of the library's table.
+    for t in $(sed -n 's/^UZ_TRANSPORT(\([a-z0-9_]*\),.*/\1/p' "$UZ_SOURCE_DIR/src/transport/transport_list.h"); do
+        for what in messages_sent bytes_sent messages_received bytes_received; do
+            grep -q "^  ${t}_$what " <<<"$out" || fail "no ${t}_$what"
+        done
+    done
+    n=$(grep -c '^  [a-z]' <<<"$out")
+    expect_eq "the count in the heading" "MPI_T performance variables ($n): name, class, type, bound to, flags" \
+        "$(head -n1 <<<"$out")"
+    ;;
+mpit_all)
+    out=$("$info" --all)
+    expect_eq "starts with the report" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" "$(head -n1 <<<"$out")"
+    expect_eq "the sections" \
+        "Tunables|MPI_T control variables|MPI_T performance variables|MPI_T events (4): name, elements|MPI_T categories" \
+        "$(grep -E '^(Tunables|MPI_T )' <<<"$out" | sed 's/ (environment.*//; s/ ([0-9]*): name, \(type\|class\|control\).*//' | paste -sd'|')"
+    ncvars=$(grep -c '^  UZURA_' <<<"$("$info" --params)")
+    expect_eq "every tunable is a control variable" "MPI_T control variables ($ncvars): name, type, scope, verbosity, value" \
+        "$(grep '^MPI_T control variables' <<<"$out")"
+    expect_eq "the events" "unexpected_message_arrived rendezvous_started peer_declared_dead udp_retransmit" \
+        "$("$info" --events | awk '/^  [a-z]/ {printf "%s%s", s, $1; s = " "}')"
     ;;
 *) fail "unknown case $1" ;;
 esac

@@ -89,8 +89,10 @@ def is_tool(proc):
 
 def converts(proc, param):
     """Does the entry point hand this argument to the implementation as an
-    object pointer rather than a handle?"""
-    return (not is_raw(proc) and param.kind in rules.HANDLE_KINDS and param.direction == "in"
+    object pointer rather than a handle?  Not for the tool interface: its
+    procedures report an invalid handle by an MPI_T_ERR_* code of their own,
+    so they take handles as given."""
+    return (not is_raw(proc) and not is_tool(proc) and param.kind in rules.HANDLE_KINDS and param.direction == "in"
             and param.is_scalar and param.pointer_level == 0)
 
 

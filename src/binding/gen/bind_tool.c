@@ -6,306 +6,306 @@
 
 UZ_EXPORT int PMPI_T_category_changed(int *update_number)
 {
-    return uz_err_unsupported("MPI_T_category_changed");
+    return uz_mpi_T_category_changed(update_number);
 }
 UZ_EXPORT int MPI_T_category_changed(int *update_number) __attribute__((weak, alias("PMPI_T_category_changed")));
 
 UZ_EXPORT int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
-    return uz_err_unsupported("MPI_T_category_get_categories");
+    return uz_mpi_T_category_get_categories(cat_index, len, indices);
 }
 UZ_EXPORT int MPI_T_category_get_categories(int cat_index, int len, int indices[]) __attribute__((weak, alias("PMPI_T_category_get_categories")));
 
 UZ_EXPORT int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
-    return uz_err_unsupported("MPI_T_category_get_cvars");
+    return uz_mpi_T_category_get_cvars(cat_index, len, indices);
 }
 UZ_EXPORT int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) __attribute__((weak, alias("PMPI_T_category_get_cvars")));
 
 UZ_EXPORT int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 {
-    return uz_err_unsupported("MPI_T_category_get_events");
+    return uz_mpi_T_category_get_events(cat_index, len, indices);
 }
 UZ_EXPORT int MPI_T_category_get_events(int cat_index, int len, int indices[]) __attribute__((weak, alias("PMPI_T_category_get_events")));
 
 UZ_EXPORT int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
-    return uz_err_unsupported("MPI_T_category_get_index");
+    return uz_mpi_T_category_get_index(name, cat_index);
 }
 UZ_EXPORT int MPI_T_category_get_index(const char *name, int *cat_index) __attribute__((weak, alias("PMPI_T_category_get_index")));
 
 UZ_EXPORT int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
-    return uz_err_unsupported("MPI_T_category_get_info");
+    return uz_mpi_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
 }
 UZ_EXPORT int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories) __attribute__((weak, alias("PMPI_T_category_get_info")));
 
 UZ_EXPORT int PMPI_T_category_get_num(int *num_cat)
 {
-    return uz_err_unsupported("MPI_T_category_get_num");
+    return uz_mpi_T_category_get_num(num_cat);
 }
 UZ_EXPORT int MPI_T_category_get_num(int *num_cat) __attribute__((weak, alias("PMPI_T_category_get_num")));
 
 UZ_EXPORT int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 {
-    return uz_err_unsupported("MPI_T_category_get_num_events");
+    return uz_mpi_T_category_get_num_events(cat_index, num_events);
 }
 UZ_EXPORT int MPI_T_category_get_num_events(int cat_index, int *num_events) __attribute__((weak, alias("PMPI_T_category_get_num_events")));
 
 UZ_EXPORT int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    return uz_err_unsupported("MPI_T_category_get_pvars");
+    return uz_mpi_T_category_get_pvars(cat_index, len, indices);
 }
 UZ_EXPORT int MPI_T_category_get_pvars(int cat_index, int len, int indices[]) __attribute__((weak, alias("PMPI_T_category_get_pvars")));
 
 UZ_EXPORT int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
-    return uz_err_unsupported("MPI_T_cvar_get_index");
+    return uz_mpi_T_cvar_get_index(name, cvar_index);
 }
 UZ_EXPORT int MPI_T_cvar_get_index(const char *name, int *cvar_index) __attribute__((weak, alias("PMPI_T_cvar_get_index")));
 
 UZ_EXPORT int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
-    return uz_err_unsupported("MPI_T_cvar_get_info");
+    return uz_mpi_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
 }
 UZ_EXPORT int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope) __attribute__((weak, alias("PMPI_T_cvar_get_info")));
 
 UZ_EXPORT int PMPI_T_cvar_get_num(int *num_cvar)
 {
-    return uz_err_unsupported("MPI_T_cvar_get_num");
+    return uz_mpi_T_cvar_get_num(num_cvar);
 }
 UZ_EXPORT int MPI_T_cvar_get_num(int *num_cvar) __attribute__((weak, alias("PMPI_T_cvar_get_num")));
 
 UZ_EXPORT int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
-    return uz_err_unsupported("MPI_T_cvar_handle_alloc");
+    return uz_mpi_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
 }
 UZ_EXPORT int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count) __attribute__((weak, alias("PMPI_T_cvar_handle_alloc")));
 
 UZ_EXPORT int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
-    return uz_err_unsupported("MPI_T_cvar_handle_free");
+    return uz_mpi_T_cvar_handle_free(handle);
 }
 UZ_EXPORT int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle) __attribute__((weak, alias("PMPI_T_cvar_handle_free")));
 
 UZ_EXPORT int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
-    return uz_err_unsupported("MPI_T_cvar_read");
+    return uz_mpi_T_cvar_read(handle, buf);
 }
 UZ_EXPORT int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf) __attribute__((weak, alias("PMPI_T_cvar_read")));
 
 UZ_EXPORT int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
-    return uz_err_unsupported("MPI_T_cvar_write");
+    return uz_mpi_T_cvar_write(handle, buf);
 }
 UZ_EXPORT int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf) __attribute__((weak, alias("PMPI_T_cvar_write")));
 
 UZ_EXPORT int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
-    return uz_err_unsupported("MPI_T_enum_get_info");
+    return uz_mpi_T_enum_get_info(enumtype, num, name, name_len);
 }
 UZ_EXPORT int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len) __attribute__((weak, alias("PMPI_T_enum_get_info")));
 
 UZ_EXPORT int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
-    return uz_err_unsupported("MPI_T_enum_get_item");
+    return uz_mpi_T_enum_get_item(enumtype, index, value, name, name_len);
 }
 UZ_EXPORT int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len) __attribute__((weak, alias("PMPI_T_enum_get_item")));
 
 UZ_EXPORT int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used)
 {
-    return uz_err_unsupported("MPI_T_event_callback_get_info");
+    return uz_mpi_T_event_callback_get_info(event_registration, cb_safety, info_used);
 }
 UZ_EXPORT int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used) __attribute__((weak, alias("PMPI_T_event_callback_get_info")));
 
 UZ_EXPORT int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info)
 {
-    return uz_err_unsupported("MPI_T_event_callback_set_info");
+    return uz_mpi_T_event_callback_set_info(event_registration, cb_safety, info);
 }
 UZ_EXPORT int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info) __attribute__((weak, alias("PMPI_T_event_callback_set_info")));
 
 UZ_EXPORT int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 {
-    return uz_err_unsupported("MPI_T_event_copy");
+    return uz_mpi_T_event_copy(event_instance, buffer);
 }
 UZ_EXPORT int MPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer) __attribute__((weak, alias("PMPI_T_event_copy")));
 
 UZ_EXPORT int PMPI_T_event_get_index(const char *name, int *event_index)
 {
-    return uz_err_unsupported("MPI_T_event_get_index");
+    return uz_mpi_T_event_get_index(name, event_index);
 }
 UZ_EXPORT int MPI_T_event_get_index(const char *name, int *event_index) __attribute__((weak, alias("PMPI_T_event_get_index")));
 
 UZ_EXPORT int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
 {
-    return uz_err_unsupported("MPI_T_event_get_info");
+    return uz_mpi_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
 }
 UZ_EXPORT int MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind) __attribute__((weak, alias("PMPI_T_event_get_info")));
 
 UZ_EXPORT int PMPI_T_event_get_num(int *num_events)
 {
-    return uz_err_unsupported("MPI_T_event_get_num");
+    return uz_mpi_T_event_get_num(num_events);
 }
 UZ_EXPORT int MPI_T_event_get_num(int *num_events) __attribute__((weak, alias("PMPI_T_event_get_num")));
 
 UZ_EXPORT int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
 {
-    return uz_err_unsupported("MPI_T_event_get_source");
+    return uz_mpi_T_event_get_source(event_instance, source_index);
 }
 UZ_EXPORT int MPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index) __attribute__((weak, alias("PMPI_T_event_get_source")));
 
 UZ_EXPORT int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
 {
-    return uz_err_unsupported("MPI_T_event_get_timestamp");
+    return uz_mpi_T_event_get_timestamp(event_instance, event_timestamp);
 }
 UZ_EXPORT int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp) __attribute__((weak, alias("PMPI_T_event_get_timestamp")));
 
 UZ_EXPORT int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration)
 {
-    return uz_err_unsupported("MPI_T_event_handle_alloc");
+    return uz_mpi_T_event_handle_alloc(event_index, obj_handle, info, event_registration);
 }
 UZ_EXPORT int MPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration) __attribute__((weak, alias("PMPI_T_event_handle_alloc")));
 
 UZ_EXPORT int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function)
 {
-    return uz_err_unsupported("MPI_T_event_handle_free");
+    return uz_mpi_T_event_handle_free(event_registration, user_data, free_cb_function);
 }
 UZ_EXPORT int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function) __attribute__((weak, alias("PMPI_T_event_handle_free")));
 
 UZ_EXPORT int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
 {
-    return uz_err_unsupported("MPI_T_event_handle_get_info");
+    return uz_mpi_T_event_handle_get_info(event_registration, info_used);
 }
 UZ_EXPORT int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used) __attribute__((weak, alias("PMPI_T_event_handle_get_info")));
 
 UZ_EXPORT int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
-    return uz_err_unsupported("MPI_T_event_handle_set_info");
+    return uz_mpi_T_event_handle_set_info(event_registration, info);
 }
 UZ_EXPORT int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info) __attribute__((weak, alias("PMPI_T_event_handle_set_info")));
 
 UZ_EXPORT int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
 {
-    return uz_err_unsupported("MPI_T_event_read");
+    return uz_mpi_T_event_read(event_instance, element_index, buffer);
 }
 UZ_EXPORT int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer) __attribute__((weak, alias("PMPI_T_event_read")));
 
 UZ_EXPORT int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
 {
-    return uz_err_unsupported("MPI_T_event_register_callback");
+    return uz_mpi_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
 }
 UZ_EXPORT int MPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function) __attribute__((weak, alias("PMPI_T_event_register_callback")));
 
 UZ_EXPORT int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function)
 {
-    return uz_err_unsupported("MPI_T_event_set_dropped_handler");
+    return uz_mpi_T_event_set_dropped_handler(event_registration, dropped_cb_function);
 }
 UZ_EXPORT int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function) __attribute__((weak, alias("PMPI_T_event_set_dropped_handler")));
 
 UZ_EXPORT int PMPI_T_finalize(void)
 {
-    return uz_err_unsupported("MPI_T_finalize");
+    return uz_mpi_T_finalize();
 }
 UZ_EXPORT int MPI_T_finalize(void) __attribute__((weak, alias("PMPI_T_finalize")));
 
 UZ_EXPORT int PMPI_T_init_thread(int required, int *provided)
 {
-    return uz_err_unsupported("MPI_T_init_thread");
+    return uz_mpi_T_init_thread(required, provided);
 }
 UZ_EXPORT int MPI_T_init_thread(int required, int *provided) __attribute__((weak, alias("PMPI_T_init_thread")));
 
 UZ_EXPORT int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    return uz_err_unsupported("MPI_T_pvar_get_index");
+    return uz_mpi_T_pvar_get_index(name, var_class, pvar_index);
 }
 UZ_EXPORT int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index) __attribute__((weak, alias("PMPI_T_pvar_get_index")));
 
 UZ_EXPORT int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
-    return uz_err_unsupported("MPI_T_pvar_get_info");
+    return uz_mpi_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
 }
 UZ_EXPORT int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic) __attribute__((weak, alias("PMPI_T_pvar_get_info")));
 
 UZ_EXPORT int PMPI_T_pvar_get_num(int *num_pvar)
 {
-    return uz_err_unsupported("MPI_T_pvar_get_num");
+    return uz_mpi_T_pvar_get_num(num_pvar);
 }
 UZ_EXPORT int MPI_T_pvar_get_num(int *num_pvar) __attribute__((weak, alias("PMPI_T_pvar_get_num")));
 
 UZ_EXPORT int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
-    return uz_err_unsupported("MPI_T_pvar_handle_alloc");
+    return uz_mpi_T_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count);
 }
 UZ_EXPORT int MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count) __attribute__((weak, alias("PMPI_T_pvar_handle_alloc")));
 
 UZ_EXPORT int PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle)
 {
-    return uz_err_unsupported("MPI_T_pvar_handle_free");
+    return uz_mpi_T_pvar_handle_free(pe_session, handle);
 }
 UZ_EXPORT int MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle) __attribute__((weak, alias("PMPI_T_pvar_handle_free")));
 
 UZ_EXPORT int PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
 {
-    return uz_err_unsupported("MPI_T_pvar_read");
+    return uz_mpi_T_pvar_read(pe_session, handle, buf);
 }
 UZ_EXPORT int MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf) __attribute__((weak, alias("PMPI_T_pvar_read")));
 
 UZ_EXPORT int PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
 {
-    return uz_err_unsupported("MPI_T_pvar_readreset");
+    return uz_mpi_T_pvar_readreset(pe_session, handle, buf);
 }
 UZ_EXPORT int MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf) __attribute__((weak, alias("PMPI_T_pvar_readreset")));
 
 UZ_EXPORT int PMPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    return uz_err_unsupported("MPI_T_pvar_reset");
+    return uz_mpi_T_pvar_reset(pe_session, handle);
 }
 UZ_EXPORT int MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) __attribute__((weak, alias("PMPI_T_pvar_reset")));
 
 UZ_EXPORT int PMPI_T_pvar_session_create(MPI_T_pvar_session *pe_session)
 {
-    return uz_err_unsupported("MPI_T_pvar_session_create");
+    return uz_mpi_T_pvar_session_create(pe_session);
 }
 UZ_EXPORT int MPI_T_pvar_session_create(MPI_T_pvar_session *pe_session) __attribute__((weak, alias("PMPI_T_pvar_session_create")));
 
 UZ_EXPORT int PMPI_T_pvar_session_free(MPI_T_pvar_session *pe_session)
 {
-    return uz_err_unsupported("MPI_T_pvar_session_free");
+    return uz_mpi_T_pvar_session_free(pe_session);
 }
 UZ_EXPORT int MPI_T_pvar_session_free(MPI_T_pvar_session *pe_session) __attribute__((weak, alias("PMPI_T_pvar_session_free")));
 
 UZ_EXPORT int PMPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    return uz_err_unsupported("MPI_T_pvar_start");
+    return uz_mpi_T_pvar_start(pe_session, handle);
 }
 UZ_EXPORT int MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) __attribute__((weak, alias("PMPI_T_pvar_start")));
 
 UZ_EXPORT int PMPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
-    return uz_err_unsupported("MPI_T_pvar_stop");
+    return uz_mpi_T_pvar_stop(pe_session, handle);
 }
 UZ_EXPORT int MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle) __attribute__((weak, alias("PMPI_T_pvar_stop")));
 
 UZ_EXPORT int PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void *buf)
 {
-    return uz_err_unsupported("MPI_T_pvar_write");
+    return uz_mpi_T_pvar_write(pe_session, handle, buf);
 }
 UZ_EXPORT int MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void *buf) __attribute__((weak, alias("PMPI_T_pvar_write")));
 
 UZ_EXPORT int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info)
 {
-    return uz_err_unsupported("MPI_T_source_get_info");
+    return uz_mpi_T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
 }
 UZ_EXPORT int MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info) __attribute__((weak, alias("PMPI_T_source_get_info")));
 
 UZ_EXPORT int PMPI_T_source_get_num(int *num_sources)
 {
-    return uz_err_unsupported("MPI_T_source_get_num");
+    return uz_mpi_T_source_get_num(num_sources);
 }
 UZ_EXPORT int MPI_T_source_get_num(int *num_sources) __attribute__((weak, alias("PMPI_T_source_get_num")));
 
 UZ_EXPORT int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 {
-    return uz_err_unsupported("MPI_T_source_get_timestamp");
+    return uz_mpi_T_source_get_timestamp(source_index, timestamp);
 }
 UZ_EXPORT int MPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) __attribute__((weak, alias("PMPI_T_source_get_timestamp")));

@@ -163,6 +163,7 @@ struct tcp_counters {
     unsigned long connects;             /* connections we opened and kept */
     unsigned long accepts;              /* connections we accepted and kept */
     unsigned long races;                /* connections dropped because both sides connected */
+    unsigned long reconnects;           /* connects started over after the peer closed our handshake */
     unsigned long placed_bytes;         /* payload bytes read straight into user memory */
     unsigned long queued_bytes;         /* bytes copied into a send queue */
     unsigned long eagain;               /* sends refused for lack of room */

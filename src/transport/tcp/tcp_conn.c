@@ -247,6 +247,7 @@ static void reconnect(int world)
 {
     struct tcp_peer *p = &uz_tcp.peers[world];
     abandon_outgoing(p);
+    uz_tcp.count.reconnects++;
     if (++p->retries > TCP_CONNECT_RETRIES) {
         tcp_peer_lost(world, uz_err_make(MPI_ERR_PROC_ABORTED, "tcp: rank %d keeps closing our connection "
                                          "during its handshake", world));

@@ -184,6 +184,15 @@ static void tcp_describe(char *buf, size_t len)
     snprintf(buf, len, "tcp listening on %s (one connection per peer, opened on first use)", listening_on);
 }
 
+/* What MPI_T tools see of the connections. */
+static const struct uz_transport_counter tcp_counters[] = {
+    { "connects", "tcp: connections this rank opened and kept", &uz_tcp.count.connects },
+    { "accepts", "tcp: connections this rank accepted and kept", &uz_tcp.count.accepts },
+    { "reconnects", "tcp: connects started over because the peer closed our handshake", &uz_tcp.count.reconnects },
+    { "races", "tcp: connections dropped because both ranks connected at once", &uz_tcp.count.races },
+    { NULL, NULL, NULL },
+};
+
 const struct uz_transport_ops uz_tcp_transport = {
     .name = "tcp",
     .reach = UZ_REACH_NETWORK,
@@ -195,4 +204,5 @@ const struct uz_transport_ops uz_tcp_transport = {
     .send = tcp_send,
     .progress = tcp_progress,
     .pollfds = tcp_pollfds,
+    .counters = tcp_counters,
 };

@@ -295,6 +295,22 @@ static void udp_describe(char *buf, size_t len)
              ntohs(sin.sin_port), udp.if_mtu, udp.conf.window, offload);
 }
 
+/* What MPI_T tools see of the protocol (GigaE PM's S1-S6, R0-R4). */
+static const struct uz_transport_counter udp_counters[] = {
+    { "datagrams_sent", "udp: data datagrams sent, first sendings and retransmissions", &udp.stats.data_sent },
+    { "retransmits", "udp: data datagrams sent again (go-back-N after LOST or a timeout)", &udp.stats.data_resent },
+    { "timeouts", "udp: retransmission timers that expired", &udp.stats.timeouts },
+    { "lost_sent", "udp: LOST requests sent on a gap in the sequence", &udp.stats.lost_sent },
+    { "lost_received", "udp: LOST requests received from peers", &udp.stats.lost_recv },
+    { "stop_sent", "udp: STOP sent because the receive queue passed its high watermark", &udp.stats.stop_sent },
+    { "stop_received", "udp: STOP received from congested peers", &udp.stats.stop_recv },
+    { "go_sent", "udp: GO sent once the receive queue drained below its low watermark", &udp.stats.go_sent },
+    { "go_received", "udp: GO received", &udp.stats.go_recv },
+    { "duplicates", "udp: datagrams received twice and dropped", &udp.stats.duplicates },
+    { "out_of_order", "udp: datagrams received past a gap and dropped", &udp.stats.out_of_order },
+    { NULL, NULL, NULL },
+};
+
 const struct uz_transport_ops uz_udp_transport = {
     .name = "udp",
     .reach = UZ_REACH_NETWORK,
@@ -306,4 +322,5 @@ const struct uz_transport_ops uz_udp_transport = {
     .send = udp_send,
     .progress = udp_progress,
     .pollfds = udp_pollfds,
+    .counters = udp_counters,
 };

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/tool_events.h"
 #include "transport/udp/udp.h"
 
 enum { CWND_RESTART = 16 };
@@ -633,6 +634,7 @@ static void go_back(struct udp_peer *p, uint32_t k)
 {
     if (udp_seq_before(k, p->next)) {
         udp.stats.data_resent += p->next - k;
+        uz_tool_event(UZ_TOOL_EVENT_UDP_RETRANSMIT, p->world, (int64_t)(p->next - k), 0, 0);
         p->next = k;
     }
     p->cwnd = CWND_RESTART < p->nslots ? CWND_RESTART : p->nslots;
