@@ -68,8 +68,8 @@ def info_null_allowed(proc, param) -> bool:
 
 # Error handler arguments that may be MPI_ERRHANDLER_NULL.
 def errhandler_null_allowed(proc, param) -> bool:
-    return proc.name in ("MPI_Comm_create_from_group", "MPI_Session_init",
-                         "MPI_Win_create_from_group")
+    return proc.name in ("MPI_Comm_create_from_group", "MPI_Intercomm_create_from_groups",
+                         "MPI_Session_init", "MPI_Win_create_from_group")
 
 
 # Handle arguments that may be the null handle, which reaches the
@@ -111,6 +111,7 @@ OUTPUT_KINDS_MAY_BE_NULL = {
 # Output arguments that may be NULL in particular procedures.
 NULL_OK_PARAMS = {
     ("MPI_Info_get_string", "value"),       # with *buflen == 0 only the length is asked for
+    ("MPI_Session_get_nth_pset", "pset_name"),  # likewise with *pset_len == 0
     ("MPI_Init", "argc"), ("MPI_Init", "argv"),             # MPI_Init(NULL, NULL)
     ("MPI_Init_thread", "argc"), ("MPI_Init_thread", "argv"),
 }

@@ -1221,7 +1221,7 @@ UZ_EXPORT int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
     errhandler_obj = uz_errhandler_get(errhandler);
-    if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
+    if ((uz_rc = errhandler == MPI_ERRHANDLER_NULL ? MPI_SUCCESS : uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
     if ((uz_rc = uz_check_pointer(stringtag, "stringtag")))
         goto fail;

@@ -876,8 +876,6 @@ UZ_EXPORT int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int 
         goto fail;
     if ((uz_rc = uz_check_pointer(pset_len, "pset_len")))
         goto fail;
-    if ((uz_rc = uz_check_pointer(pset_name, "pset_name")))
-        goto fail;
     uz_rc = uz_mpi_Session_get_nth_pset(session_obj, info_obj, n, pset_len, pset_name);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
