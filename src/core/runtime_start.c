@@ -86,11 +86,15 @@ static void abort_job_through_pmi(int exit_code, const char *message)
     uz_pmi_abort(exit_code, message);
 }
 
+/* The process that connected: a child it forks shares the connection
+ * but must not finalize it when it exits. */
+static pid_t connected_pid;
+
 /* Tell the process manager this process is done, if every user finished
  * (see the top of this file). */
 static void finalize_pmi_at_exit(void)
 {
-    if (atomic_load(&uz_rt.state) == UZ_STATE_FINALIZED)
+    if (getpid() == connected_pid && atomic_load(&uz_rt.state) == UZ_STATE_FINALIZED)
         uz_pmi_finalize();
 }
 
@@ -119,8 +123,10 @@ static int connect_process_manager(void)
     struct uz_pmi_info pmi;
     if (uz_pmi_init(&pmi) != 0)
         return pmi_error("no usable process manager");
-    if (!exit_hook && atexit(finalize_pmi_at_exit) == 0)
+    if (!exit_hook && atexit(finalize_pmi_at_exit) == 0) {
         exit_hook = 1;
+        connected_pid = getpid();
+    }
     uz_pmi_key_epoch(generation - 1);
     uz_rt.world_rank = pmi.rank;
     uz_rt.world_size = pmi.size;
