@@ -1,10 +1,11 @@
 /*
  * session_threads.c — a session that asks for MPI_THREAD_MULTIPLE in a
  * program that never calls MPI_Init: the runtime gives that level
- * (MPI_Query_thread, the session's info), and four threads exchange
- * messages at once, each on its own communicator derived from the session,
- * with every byte checked; then a session asking for MPI_THREAD_SINGLE
- * after a restart gets SINGLE again.
+ * (MPI_Query_thread), and four threads exchange messages at once, each on
+ * its own communicator derived from the session, with every byte checked
+ * (MPI_Is_thread_main true only on the thread whose MPI_Session_init
+ * started the runtime); then a session asking for MPI_THREAD_SINGLE after
+ * a restart gets SINGLE again.
  */
 #include <pthread.h>
 
@@ -17,6 +18,9 @@ static MPI_Comm thread_comm[THREADS];
 static void *thread_main(void *arg)
 {
     int t = (int)(intptr_t)arg;
+    int is_main = -1;
+    MPI_Is_thread_main(&is_main);
+    CHECK(is_main == 0, "thread %d is taken for the main thread", t);
     for (int round = 0; round < 3; round++)
         uzs_ring(thread_comm[t], t * 100 + round);
     return NULL;
