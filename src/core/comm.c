@@ -7,6 +7,7 @@
 
 #include "base/errors.h"
 #include "base/runtime.h"
+#include "coll/coll.h"
 #include "core/comm.h"
 
 /* Error handlers are set statically so that an error raised before MPI_Init
@@ -53,8 +54,13 @@ int uz_comm_init_builtins(void)
     return MPI_SUCCESS;
 }
 
+/* Also forget what their collectives set up: a runtime started again
+ * (sessions) begins them afresh, counting from 0 on every rank. */
 void uz_comm_finalize_builtins(void)
 {
+    uz_coll_comm_destroy(&uz_comm_world);
+    uz_coll_comm_destroy(&uz_comm_self);
+    uz_comm_world.coll_seq = uz_comm_self.coll_seq = 0;
     uz_group_release(uz_comm_world.local_group);
     uz_group_release(uz_comm_self.local_group);
     uz_comm_world.local_group = uz_comm_world.remote_group = NULL;

@@ -45,6 +45,7 @@ typedef struct MPI_ABI_Comm {
     struct uz_topology *topo;
     struct MPI_ABI_Info *info;
     struct uz_bsend_buffer *bsend;  /* MPI_Comm_attach_buffer, or NULL */
+    uz_session *session;            /* the session it derives from (a reference), or NULL */
     /* The communicator as the request layer sees it, on context_id and on
      * context_id + 1, kept ready so that a send hands over one pointer
      * (uz_comm_p2p_update() whenever the context or the groups change). */

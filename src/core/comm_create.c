@@ -20,6 +20,7 @@
 #include "core/info.h"
 #include "core/topo.h"
 #include "core/p2p_bsend.h"
+#include "core/session.h"
 #include "pt2pt/pt2pt.h"
 
 /* ------------------------------------------------------ common steps */
@@ -81,6 +82,8 @@ int uz_comm_activate(uz_comm *c, uz_comm *parent, uint32_t id, uint32_t local_id
         uz_errhandler_release(c->errhandler);
         c->errhandler = parent->errhandler;
     }
+    if (parent && parent->session)
+        uz_session_comm_attach(c, parent->session);
     if (c->is_inter) {
         uz_group_retain(c->local_group);
         uz_comm *lc = uz_comm_new(c->local_group, NULL);
@@ -129,6 +132,7 @@ void uz_comm_destroy_parts(uz_comm *c)
         uz_comm_release(c->local_comm);
     c->local_comm = NULL;
     uz_bsend_comm_free(c);
+    uz_session_comm_detach(c);
     if (c->has_context)
         uz_ctx_release(c->context_id);
 }
@@ -305,6 +309,8 @@ static int idup_with(uz_comm *comm, uz_info *info, MPI_Comm *newcomm, MPI_Reques
     uz_errhandler_retain(comm->errhandler);
     uz_errhandler_release(c->errhandler);
     c->errhandler = comm->errhandler;
+    if (comm->session)
+        uz_session_comm_attach(c, comm->session);
     if (comm->topo && !(c->topo = uz_topo_dup(comm->topo, &err)))
         goto fail;
     if (info && !(c->info = uz_info_dup(info))) {

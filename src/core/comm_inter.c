@@ -15,7 +15,11 @@
  *
  * The group-based constructors have no parent communicator: they agree
  * over MPI_COMM_WORLD's processes on the bootstrap context
- * (UZ_CTX_BOOTSTRAP), with a tag derived from the string tag.
+ * (UZ_CTX_BOOTSTRAP), with a tag derived from the string tag.  The
+ * runtime has that context whether MPI_Init or MPI_Session_init started
+ * it.  A communicator made from a session's groups derives from the
+ * session: it starts with the session's error handler when given
+ * MPI_ERRHANDLER_NULL, and buffered sends fall back on its buffer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,7 @@
 #include "base/runtime.h"
 #include "core/comm_impl.h"
 #include "core/info.h"
+#include "core/session.h"
 
 static int no_mem(void)
 {
@@ -70,12 +75,18 @@ static int groups_overlap(const uz_group *a, const uz_group *b)
 static int make_intercomm(uz_group *local, uz_group *remote, uz_comm *parent, const uint32_t *ids,
                           uz_errhandler *eh, MPI_Comm *out)
 {
+    uz_session *session = local->session;
     uz_comm *c = uz_comm_new(local, remote);
     if (!c) {
         release_ids(ids, 2);
         return no_mem();
     }
     int err = uz_comm_activate(c, parent, ids[0], ids[1]);
+    if (!err && !parent && session) {
+        uz_session_comm_attach(c, session);
+        if (!eh)
+            eh = uz_session_errhandler(session);
+    }
     if (!err && eh) {
         uz_errhandler_retain(eh);
         uz_errhandler_release(c->errhandler);
@@ -268,8 +279,8 @@ static int bootstrap_spec(const uz_group *group, int leader, const char *stringt
                           struct uz_agree_spec *spec, int **members)
 {
     if (!uz_is_running())
-        return uz_err_make(MPI_ERR_UNSUPPORTED_OPERATION, "group-based communicator creation "
-                           "needs MPI_Init for now (sessions are not supported yet)");
+        return uz_err_make(MPI_ERR_OTHER, "group-based communicator creation needs MPI_Init or "
+                           "MPI_Session_init first");
     if (group->my_rank == MPI_UNDEFINED)
         return uz_err_make(MPI_ERR_GROUP, "the calling process is not a member of the group");
     int n = group->size;
@@ -314,6 +325,11 @@ int uz_mpi_Comm_create_from_group(uz_group *group, const char *stringtag, uz_inf
     if ((err = uz_comm_activate(c, NULL, id, 0))) {
         uz_comm_discard(c);
         return err;
+    }
+    if (group->session) {
+        uz_session_comm_attach(c, group->session);
+        if (!errhandler)
+            errhandler = uz_session_errhandler(group->session);
     }
     if (errhandler) {
         uz_errhandler_retain(errhandler);

@@ -17,6 +17,11 @@ int uz_err_raise_comm(const char *fn, uz_comm *comm, int code) UZ_COLD;
 int uz_err_raise_win(const char *fn, uz_win *win, int code) UZ_COLD;
 int uz_err_raise_file(const char *fn, uz_file *file, int code) UZ_COLD;
 int uz_err_raise_session(const char *fn, uz_session *session, int code) UZ_COLD;
+/* Through a session error handler with no session yet (MPI_Session_init's
+ * errhandler argument): `handle` is what the handler is shown. */
+struct MPI_ABI_Errhandler;
+int uz_err_raise_session_handler(const char *fn, struct MPI_ABI_Errhandler *eh, MPI_Session handle,
+                                 int code) UZ_COLD;
 static inline int uz_err_raise_self(const char *fn, int code)
 {
     return uz_err_raise_comm(fn, NULL, code);

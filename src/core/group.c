@@ -6,6 +6,7 @@
 
 #include "base/runtime.h"
 #include "core/group.h"
+#include "core/session.h"
 
 uz_group uz_group_empty = {
     .obj = { .magic = UZ_MAGIC_GROUP, .builtin = 1, .refcount = 1 },
@@ -55,6 +56,7 @@ void uz_group_release(uz_group *g)
 {
     if (g && uz_object_release(&g->obj)) {
         free(g->world_ranks);
+        uz_session_release(g->session);
         uz_object_free(g, sizeof(*g));
     }
 }

@@ -15,6 +15,9 @@ typedef struct MPI_ABI_Group {
      * identity (the world group and its prefixes), which saves an array of
      * the job's size for the most common groups. */
     int *world_ranks;
+    /* The session whose process set the group was made from (directly or
+     * by group operations), holding a reference; NULL in the World model. */
+    uz_session *session;
 } uz_group;
 
 extern uz_group uz_group_empty;

@@ -14,6 +14,7 @@
 #include "base/errors.h"
 #include "base/runtime.h"
 #include "core/comm_impl.h"
+#include "core/session.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -72,12 +73,18 @@ static int no_mem(void)
     return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a group");
 }
 
-/* Hand a group of n world ranks out as *newgroup. */
-static int return_group(int n, const int *world_ranks, MPI_Group *newgroup)
+/* Hand a group of n world ranks out as *newgroup; it derives from the
+ * session `from` derives from (a group made from groups of two sessions is
+ * erroneous, MPI-4.1 §11.3.2: the first one's is kept). */
+static int return_group(const uz_group *from, int n, const int *world_ranks, MPI_Group *newgroup)
 {
     uz_group *g = uz_group_from_world_ranks(n, world_ranks);
     if (!g)
         return no_mem();
+    if (from->session && g != &uz_group_empty) {
+        uz_session_retain(from->session);
+        g->session = from->session;
+    }
     *newgroup = uz_group_handle(g);
     return MPI_SUCCESS;
 }
@@ -179,7 +186,7 @@ static int set_operation(uz_group *g1, uz_group *g2, enum set_op op, MPI_Group *
                 out[n++] = w;
         }
     }
-    int err = return_group(n, out, newgroup);
+    int err = return_group(g1->session ? g1 : g2, n, out, newgroup);
     free(in2);
     free(out);
     return err;
@@ -235,7 +242,7 @@ static int select_members(uz_group *g, int n, const int order[], const char *see
             if (!seen[i])
                 out[k++] = uz_group_world_rank(g, i);
     }
-    int err = return_group(k, out, newgroup);
+    int err = return_group(g, k, out, newgroup);
     free(out);
     return err;
 }

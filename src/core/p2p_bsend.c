@@ -1,8 +1,11 @@
 /*
  * p2p_bsend.c — buffered sends (MPI_Bsend, MPI_Ibsend, MPI_Bsend_init) and the
- * buffers they copy into: one per process (MPI_Buffer_attach) and one per
- * communicator (MPI_Comm_attach_buffer), or MPI_BUFFER_AUTOMATIC, where the
- * library allocates as needed.
+ * buffers they copy into: one per process (MPI_Buffer_attach), one per
+ * communicator (MPI_Comm_attach_buffer) and one per session
+ * (MPI_Session_attach_buffer, session_buffer.c), or MPI_BUFFER_AUTOMATIC,
+ * where the library allocates as needed.  A send uses its communicator's
+ * buffer, else that of the session the communicator derives from, else the
+ * process's (MPI-4.1 §3.6).
  *
  * A message takes a block of the attached buffer, found first-fit among
  * the gaps between blocks in use; the block is returned when its send
@@ -15,6 +18,7 @@
 #include "base/lock.h"
 #include "core/comm.h"
 #include "core/error_raise.h"
+#include "core/session.h"
 #include "datatype/dt_engine.h"
 #include "core/p2p_bsend.h"
 #include "pt2pt/pt2pt.h"
@@ -114,10 +118,14 @@ static void send_done(uz_request *inner)
 int uz_bsend_start(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag, uz_comm *comm,
                    uz_request **out)
 {
-    struct uz_bsend_buffer *b = comm->bsend ? comm->bsend : process_buffer;
+    struct uz_bsend_buffer *b = comm->bsend;
+    if (!b && comm->session)
+        b = comm->session->bsend;
     if (!b)
-        return uz_err_make(MPI_ERR_BUFFER, "buffered send with no buffer attached "
-                           "(MPI_Buffer_attach or MPI_Comm_attach_buffer)");
+        b = process_buffer;
+    if (!b)
+        return uz_err_make(MPI_ERR_BUFFER, "buffered send with no buffer attached (MPI_Buffer_attach, "
+                           "MPI_Comm_attach_buffer or MPI_Session_attach_buffer)");
     size_t bytes = (size_t)(count * dt->size);
     int err = MPI_SUCCESS;
     struct bsend_hold *h = malloc(sizeof(*h));
@@ -161,7 +169,7 @@ int uz_bsend_start(const void *buf, MPI_Count count, uz_datatype *dt, int dest, 
 
 /* ------------------------------------------------------- attach and detach */
 
-static int attach(struct uz_bsend_buffer **slot, void *buffer, MPI_Count size, const char *what)
+int uz_bsend_attach(struct uz_bsend_buffer **slot, void *buffer, MPI_Count size, const char *what)
 {
     if (*slot)
         return uz_err_make(MPI_ERR_BUFFER, "a buffer is already attached to %s", what);
@@ -189,7 +197,7 @@ static void drain(struct uz_bsend_buffer *b)
     uz_unlock();
 }
 
-static int detach(struct uz_bsend_buffer **slot, void *buffer_addr, MPI_Count *size, const char *what)
+int uz_bsend_detach(struct uz_bsend_buffer **slot, void *buffer_addr, MPI_Count *size, const char *what)
 {
     struct uz_bsend_buffer *b = *slot;
     if (!b)
@@ -206,35 +214,46 @@ static int detach(struct uz_bsend_buffer **slot, void *buffer_addr, MPI_Count *s
     return MPI_SUCCESS;
 }
 
-void uz_bsend_comm_free(uz_comm *comm)
+void uz_bsend_buffer_free(struct uz_bsend_buffer **slot)
 {
-    struct uz_bsend_buffer *b = comm->bsend;
+    struct uz_bsend_buffer *b = *slot;
     if (!b)
         return;
     drain(b);
     free(b->blocks);
     free(b);
-    comm->bsend = NULL;
+    *slot = NULL;
+}
+
+void uz_bsend_comm_free(uz_comm *comm)
+{
+    uz_bsend_buffer_free(&comm->bsend);
+}
+
+void uz_bsend_flush(struct uz_bsend_buffer *b)
+{
+    if (b)
+        drain(b);
 }
 
 int uz_mpi_Buffer_attach_c(void *buffer, MPI_Count size)
 {
-    return attach(&process_buffer, buffer, size, "the process");
+    return uz_bsend_attach(&process_buffer, buffer, size, "the process");
 }
 
 int uz_mpi_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
-    return detach(&process_buffer, buffer_addr, size, "the process");
+    return uz_bsend_detach(&process_buffer, buffer_addr, size, "the process");
 }
 
 int uz_mpi_Comm_attach_buffer_c(uz_comm *comm, void *buffer, MPI_Count size)
 {
-    return attach(&comm->bsend, buffer, size, "this communicator");
+    return uz_bsend_attach(&comm->bsend, buffer, size, "this communicator");
 }
 
 int uz_mpi_Comm_detach_buffer_c(uz_comm *comm, void *buffer_addr, MPI_Count *size)
 {
-    return detach(&comm->bsend, buffer_addr, size, "this communicator");
+    return uz_bsend_detach(&comm->bsend, buffer_addr, size, "this communicator");
 }
 
 int uz_mpi_Buffer_flush(void)
@@ -265,7 +284,7 @@ static int iflush_poll(uz_request *req)
 
 static const struct uz_request_ops iflush_ops = { .poll = iflush_poll };
 
-static int iflush(struct uz_bsend_buffer *b, MPI_Request *request)
+int uz_bsend_iflush(struct uz_bsend_buffer *b, MPI_Request *request)
 {
     uz_lock();
     uz_request *req = uz_request_new(UZ_REQ_OTHER);
@@ -288,13 +307,13 @@ static int iflush(struct uz_bsend_buffer *b, MPI_Request *request)
 int uz_mpi_Buffer_iflush(MPI_Request *request)
 {
     /* The entry point leaves raising to us (no communicator in sight). */
-    int err = iflush(process_buffer, request);
+    int err = uz_bsend_iflush(process_buffer, request);
     return err ? uz_err_raise_comm("MPI_Buffer_iflush", NULL, err) : MPI_SUCCESS;
 }
 
 int uz_mpi_Comm_iflush_buffer(uz_comm *comm, MPI_Request *request)
 {
-    return iflush(comm->bsend, request);
+    return uz_bsend_iflush(comm->bsend, request);
 }
 
 /* ------------------------------------------------------- buffered sends */

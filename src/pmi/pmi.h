@@ -52,6 +52,12 @@ int uz_pmi_fence(void);
  * the key does not exist. */
 int uz_pmi_get(const char *key, char *value, size_t value_len);
 
+/* Keys of a runtime started again in the same process (epoch 1, 2, ...)
+ * are kept apart from earlier ones': uz_pmi_put and uz_pmi_get add
+ * ".e<epoch>" to every key after this, nothing for epoch 0.  Every rank
+ * must use the same epoch for the same exchange. */
+void uz_pmi_key_epoch(unsigned epoch);
+
 /* Tell the process manager that this rank finished cleanly. */
 int uz_pmi_finalize(void);
 

@@ -80,6 +80,24 @@ static int require_ready(const char *call)
                                                             : "after uz_pmi_finalize");
 }
 
+static unsigned key_epoch;
+
+void uz_pmi_key_epoch(unsigned epoch)
+{
+    pthread_mutex_lock(&client_lock);
+    key_epoch = epoch;
+    pthread_mutex_unlock(&client_lock);
+}
+
+/* The key as the server sees it (uz_pmi_key_epoch). */
+static const char *epoch_key(const char *key, char *buf, size_t len)
+{
+    if (key_epoch == 0)
+        return key;
+    snprintf(buf, len, "%s.e%u", key, key_epoch);
+    return buf;
+}
+
 static int key_check(const char *key)
 {
     if (!key[0] || !uz_pmi_token_ok(key, client.key_max, 1))
@@ -98,7 +116,9 @@ static int value_check(const char *key, const char *value)
 
 int uz_pmi_put(const char *key, const char *value)
 {
+    char buf[UZ_PMI_KEY_MAX + 16];
     pthread_mutex_lock(&client_lock);
+    key = epoch_key(key, buf, sizeof buf);
     int err = require_ready("uz_pmi_put");
     if (!err && !(err = key_check(key)) && !(err = value_check(key, value)))
         err = client.backend->put(key, value);
@@ -118,7 +138,9 @@ int uz_pmi_fence(void)
 
 int uz_pmi_get(const char *key, char *value, size_t value_len)
 {
+    char buf[UZ_PMI_KEY_MAX + 16];
     pthread_mutex_lock(&client_lock);
+    key = epoch_key(key, buf, sizeof buf);
     int err = require_ready("uz_pmi_get");
     if (!err && !(err = key_check(key)))
         err = client.backend->get(key, value, value_len);

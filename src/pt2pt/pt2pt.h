@@ -55,6 +55,8 @@ int uz_pt2pt_finalize(void);
 /* What wire-up chose, for UZURA_VERBOSE (pt2pt_describe.c): each writes one
  * sentence and returns 0, or returns -1 when there is nothing to say. */
 int uz_pt2pt_num_hosts(void);
+/* The host of a world rank, numbered as uz_rt.node_id numbers this one's. */
+int uz_pt2pt_host_of(int world_rank);
 int uz_pt2pt_describe_transports(char *buf, size_t len);
 int uz_pt2pt_describe_network(int i, char *buf, size_t len);   /* the i-th network, from 0 */
 int uz_pt2pt_describe_large_messages(char *buf, size_t len);

@@ -114,6 +114,11 @@ int uz_pt2pt_num_hosts(void)
     return num_hosts;
 }
 
+int uz_pt2pt_host_of(int world_rank)
+{
+    return card_node && world_rank >= 0 && world_rank < uz_rt.world_size ? card_node[world_rank] : 0;
+}
+
 static int hexval(int c)
 {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10

@@ -23,7 +23,7 @@ RAW = re.compile(
 BEFORE_INIT = re.compile(
     r"^MPI_(Init|Init_thread|Initialized|Finalized|Get_version|Get_library_version"
     r"|Info_\w+|Error_class|Error_string|Add_error_\w+|Remove_error_\w+"
-    r"|Session_\w+|T_\w+|Abi_\w+|Errhandler_free)(_c)?$")
+    r"|Session_\w+|Group_from_session_pset|T_\w+|Abi_\w+|Errhandler_free)(_c)?$")
 
 # Receive-side arguments that accept MPI_ANY_SOURCE / MPI_ANY_TAG.
 RECV_LIKE = re.compile(r"^MPI_(Probe|Iprobe|Mprobe|Improbe|Recv|Irecv|Recv_init|Precv_init)(_c)?$")
@@ -57,7 +57,8 @@ def any_tag_allowed(proc, param) -> bool:
 SELF_RAISING = re.compile(
     r"^MPI_(Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome"
     r"|Request_get_status\w*|Request_free|Start|Startall|Cancel|Mrecv|Imrecv"
-    r"|Grequest_complete|Parrived|Pready\w*|Buffer_flush|Buffer_iflush)(_c)?$")
+    r"|Grequest_complete|Parrived|Pready\w*|Buffer_flush|Buffer_iflush"
+    r"|Session_init|Session_finalize)(_c)?$")
 
 # Info arguments that must be a real info object (elsewhere MPI_INFO_NULL
 # means "no hints").
@@ -67,8 +68,8 @@ def info_null_allowed(proc, param) -> bool:
 
 # Error handler arguments that may be MPI_ERRHANDLER_NULL.
 def errhandler_null_allowed(proc, param) -> bool:
-    return proc.name in ("MPI_Comm_create_from_group", "MPI_Session_init",
-                         "MPI_Win_create_from_group")
+    return proc.name in ("MPI_Comm_create_from_group", "MPI_Intercomm_create_from_groups",
+                         "MPI_Session_init", "MPI_Win_create_from_group")
 
 
 # Handle arguments that may be the null handle, which reaches the
@@ -110,6 +111,7 @@ OUTPUT_KINDS_MAY_BE_NULL = {
 # Output arguments that may be NULL in particular procedures.
 NULL_OK_PARAMS = {
     ("MPI_Info_get_string", "value"),       # with *buflen == 0 only the length is asked for
+    ("MPI_Session_get_nth_pset", "pset_name"),  # likewise with *pset_len == 0
     ("MPI_Init", "argc"), ("MPI_Init", "argv"),             # MPI_Init(NULL, NULL)
     ("MPI_Init_thread", "argc"), ("MPI_Init_thread", "argv"),
 }

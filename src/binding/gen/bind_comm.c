@@ -965,7 +965,22 @@ UZ_EXPORT int MPI_Group_free(MPI_Group *group) __attribute__((weak, alias("PMPI_
 
 UZ_EXPORT int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
-    return uz_err_raise_comm("MPI_Group_from_session_pset", NULL, uz_err_unsupported("MPI_Group_from_session_pset"));
+    static const char uz_fn[] = "MPI_Group_from_session_pset";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(pset_name, "pset_name")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
+        goto fail;
+    uz_rc = uz_mpi_Group_from_session_pset(session_obj, pset_name, newgroup);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup) __attribute__((weak, alias("PMPI_Group_from_session_pset")));
 
@@ -1206,7 +1221,7 @@ UZ_EXPORT int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
     errhandler_obj = uz_errhandler_get(errhandler);
-    if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
+    if ((uz_rc = errhandler == MPI_ERRHANDLER_NULL ? MPI_SUCCESS : uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
     if ((uz_rc = uz_check_pointer(stringtag, "stringtag")))
         goto fail;

@@ -666,13 +666,39 @@ UZ_EXPORT int MPI_Remove_error_string(int errorcode) __attribute__((weak, alias(
 
 UZ_EXPORT int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
 {
-    return uz_err_raise_comm("MPI_Session_attach_buffer", NULL, uz_err_unsupported("MPI_Session_attach_buffer"));
+    static const char uz_fn[] = "MPI_Session_attach_buffer";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Session_attach_buffer_c(session_obj, buffer, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) __attribute__((weak, alias("PMPI_Session_attach_buffer")));
 
 UZ_EXPORT int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
 {
-    return uz_err_raise_comm("MPI_Session_attach_buffer_c", NULL, uz_err_unsupported("MPI_Session_attach_buffer_c"));
+    static const char uz_fn[] = "MPI_Session_attach_buffer_c";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    if ((uz_rc = uz_check_nonnegative(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Session_attach_buffer_c(session_obj, buffer, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) __attribute__((weak, alias("PMPI_Session_attach_buffer_c")));
 
@@ -684,25 +710,73 @@ UZ_EXPORT MPI_Fint MPI_Session_c2f(MPI_Session session) __attribute__((weak, ali
 
 UZ_EXPORT int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    return uz_err_raise_comm("MPI_Session_call_errhandler", NULL, uz_err_unsupported("MPI_Session_call_errhandler"));
+    static const char uz_fn[] = "MPI_Session_call_errhandler";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    uz_rc = uz_mpi_Session_call_errhandler(session_obj, errorcode);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_call_errhandler(MPI_Session session, int errorcode) __attribute__((weak, alias("PMPI_Session_call_errhandler")));
 
 UZ_EXPORT int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    return uz_err_raise_comm("MPI_Session_create_errhandler", NULL, uz_err_unsupported("MPI_Session_create_errhandler"));
+    static const char uz_fn[] = "MPI_Session_create_errhandler";
+    int uz_rc;
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
+        goto fail;
+    uz_rc = uz_mpi_Session_create_errhandler(session_errhandler_fn, errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Session_create_errhandler")));
 
 UZ_EXPORT int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
 {
-    return uz_err_raise_comm("MPI_Session_detach_buffer", NULL, uz_err_unsupported("MPI_Session_detach_buffer"));
+    static const char uz_fn[] = "MPI_Session_detach_buffer";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    MPI_Count size_wide = 0;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Session_detach_buffer_c(session_obj, buffer_addr, &size_wide);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        *size = uz_count_to_int(size_wide);
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) __attribute__((weak, alias("PMPI_Session_detach_buffer")));
 
 UZ_EXPORT int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
 {
-    return uz_err_raise_comm("MPI_Session_detach_buffer_c", NULL, uz_err_unsupported("MPI_Session_detach_buffer_c"));
+    static const char uz_fn[] = "MPI_Session_detach_buffer_c";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(size, "size")))
+        goto fail;
+    uz_rc = uz_mpi_Session_detach_buffer_c(session_obj, buffer_addr, size);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) __attribute__((weak, alias("PMPI_Session_detach_buffer_c")));
 
@@ -714,13 +788,33 @@ UZ_EXPORT MPI_Session MPI_Session_f2c(MPI_Fint session) __attribute__((weak, ali
 
 UZ_EXPORT int PMPI_Session_finalize(MPI_Session *session)
 {
-    return uz_err_raise_comm("MPI_Session_finalize", NULL, uz_err_unsupported("MPI_Session_finalize"));
+    static const char uz_fn[] = "MPI_Session_finalize";
+    int uz_rc;
+    uz_session *session_eobj = NULL;
+    if ((uz_rc = uz_check_pointer(session, "session")))
+        goto fail;
+    session_eobj = uz_session_get(*session);
+    uz_rc = uz_mpi_Session_finalize(session);
+    return uz_rc;
+fail:
+    return uz_err_raise_session(uz_fn, session_eobj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_finalize(MPI_Session *session) __attribute__((weak, alias("PMPI_Session_finalize")));
 
 UZ_EXPORT int PMPI_Session_flush_buffer(MPI_Session session)
 {
-    return uz_err_raise_comm("MPI_Session_flush_buffer", NULL, uz_err_unsupported("MPI_Session_flush_buffer"));
+    static const char uz_fn[] = "MPI_Session_flush_buffer";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    uz_rc = uz_mpi_Session_flush_buffer(session_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_flush_buffer(MPI_Session session) __attribute__((weak, alias("PMPI_Session_flush_buffer")));
 
@@ -732,49 +826,167 @@ UZ_EXPORT MPI_Session MPI_Session_fromint(int session) __attribute__((weak, alia
 
 UZ_EXPORT int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    return uz_err_raise_comm("MPI_Session_get_errhandler", NULL, uz_err_unsupported("MPI_Session_get_errhandler"));
+    static const char uz_fn[] = "MPI_Session_get_errhandler";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
+        goto fail;
+    uz_rc = uz_mpi_Session_get_errhandler(session_obj, errhandler);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler) __attribute__((weak, alias("PMPI_Session_get_errhandler")));
 
 UZ_EXPORT int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
-    return uz_err_raise_comm("MPI_Session_get_info", NULL, uz_err_unsupported("MPI_Session_get_info"));
+    static const char uz_fn[] = "MPI_Session_get_info";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(info_used, "info_used")))
+        goto fail;
+    uz_rc = uz_mpi_Session_get_info(session_obj, info_used);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used) __attribute__((weak, alias("PMPI_Session_get_info")));
 
 UZ_EXPORT int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
-    return uz_err_raise_comm("MPI_Session_get_nth_pset", NULL, uz_err_unsupported("MPI_Session_get_nth_pset"));
+    static const char uz_fn[] = "MPI_Session_get_nth_pset";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    uz_info *info_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(pset_len, "pset_len")))
+        goto fail;
+    uz_rc = uz_mpi_Session_get_nth_pset(session_obj, info_obj, n, pset_len, pset_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name) __attribute__((weak, alias("PMPI_Session_get_nth_pset")));
 
 UZ_EXPORT int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
-    return uz_err_raise_comm("MPI_Session_get_num_psets", NULL, uz_err_unsupported("MPI_Session_get_num_psets"));
+    static const char uz_fn[] = "MPI_Session_get_num_psets";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    uz_info *info_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(npset_names, "npset_names")))
+        goto fail;
+    uz_rc = uz_mpi_Session_get_num_psets(session_obj, info_obj, npset_names);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names) __attribute__((weak, alias("PMPI_Session_get_num_psets")));
 
 UZ_EXPORT int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
-    return uz_err_raise_comm("MPI_Session_get_pset_info", NULL, uz_err_unsupported("MPI_Session_get_pset_info"));
+    static const char uz_fn[] = "MPI_Session_get_pset_info";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(pset_name, "pset_name")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(info, "info")))
+        goto fail;
+    uz_rc = uz_mpi_Session_get_pset_info(session_obj, pset_name, info);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info) __attribute__((weak, alias("PMPI_Session_get_pset_info")));
 
 UZ_EXPORT int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Session_iflush_buffer", NULL, uz_err_unsupported("MPI_Session_iflush_buffer"));
+    static const char uz_fn[] = "MPI_Session_iflush_buffer";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    uz_rc = uz_mpi_Session_iflush_buffer(session_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) __attribute__((weak, alias("PMPI_Session_iflush_buffer")));
 
 UZ_EXPORT int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
-    return uz_err_raise_comm("MPI_Session_init", NULL, uz_err_unsupported("MPI_Session_init"));
+    static const char uz_fn[] = "MPI_Session_init";
+    int uz_rc;
+    uz_info *info_obj = NULL;
+    uz_errhandler *errhandler_obj = NULL;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    errhandler_obj = uz_errhandler_get(errhandler);
+    if ((uz_rc = errhandler == MPI_ERRHANDLER_NULL ? MPI_SUCCESS : uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(session, "session")))
+        goto fail;
+    uz_rc = uz_mpi_Session_init(info_obj, errhandler_obj, session);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) __attribute__((weak, alias("PMPI_Session_init")));
 
 UZ_EXPORT int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    return uz_err_raise_comm("MPI_Session_set_errhandler", NULL, uz_err_unsupported("MPI_Session_set_errhandler"));
+    static const char uz_fn[] = "MPI_Session_set_errhandler";
+    int uz_rc;
+    uz_session *session_obj = NULL;
+    uz_errhandler *errhandler_obj = NULL;
+    session_obj = uz_session_get(session);
+    if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
+        goto fail;
+    errhandler_obj = uz_errhandler_get(errhandler);
+    if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
+        goto fail;
+    uz_rc = uz_mpi_Session_set_errhandler(session_obj, errhandler_obj);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_session(uz_fn, session_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler) __attribute__((weak, alias("PMPI_Session_set_errhandler")));
 
