@@ -62,6 +62,13 @@ static uz_datatype *byte_type(void)
     return uz_datatype_get(MPI_BYTE);
 }
 
+/* Where data message i starts (no arithmetic on an empty buffer, which
+ * may be NULL). */
+static unsigned char *msg_at(const struct uz_part *p, int i, size_t len)
+{
+    return len ? p->base + (size_t)i * len : p->base;
+}
+
 static void note_error(struct uz_part *p, int err)
 {
     if (err && !p->round_error)
@@ -95,7 +102,7 @@ static void send_partition(struct uz_part *p, int i)
     p->started[i] = 1;
     p->nstarted++;
     uz_request *in = NULL;
-    int err = uz_pt2pt_send(p->base + (size_t)i * p->part_bytes, (MPI_Count)p->part_bytes, byte_type(),
+    int err = uz_pt2pt_send(msg_at(p, i, p->part_bytes), (MPI_Count)p->part_bytes, byte_type(),
                             p->peer, i, &p->data_pc, UZ_SEND_STANDARD, &in);
     if (err) {
         note_error(p, err);
@@ -147,7 +154,7 @@ static void post_receives(struct uz_part *p)
 {
     for (int i = 0; i < p->msgs; i++) {
         uz_request *in = NULL;
-        int err = uz_pt2pt_recv(p->base + (size_t)i * p->msg_bytes, (MPI_Count)p->msg_bytes, byte_type(),
+        int err = uz_pt2pt_recv(msg_at(p, i, p->msg_bytes), (MPI_Count)p->msg_bytes, byte_type(),
                                 p->peer, i, &p->own_pc, NULL, &in);
         if (err) {
             note_error(p, err);
@@ -307,7 +314,7 @@ static int round_poll(uz_request *round)
     if (p->flush) {
         p->flush = 0;
         for (int i = 0; i < p->partitions; i++)
-            if (atomic_load_explicit(&p->ready[i], memory_order_acquire) && !p->started[i])
+            if (atomic_load_explicit(&p->ready[i], memory_order_acquire) == UZ_PART_READY && !p->started[i])
                 send_partition(p, i);
         work++;
     }
@@ -365,7 +372,7 @@ static int part_start(uz_request *r)
     p->nstarted = p->narrived = p->outstanding = 0;
     p->round_error = p->bind_error;
     for (int i = 0; !p->is_recv && i < p->partitions; i++) {
-        atomic_store_explicit(&p->ready[i], 0, memory_order_relaxed);
+        atomic_store_explicit(&p->ready[i], UZ_PART_NOT_READY, memory_order_relaxed);
         p->started[i] = 0;
     }
     if (p->peer == MPI_PROC_NULL || p->bind_error) {
@@ -431,7 +438,12 @@ static int make_partitioned(void *buf, int partitions, MPI_Count count, uz_datat
         return uz_err_make(MPI_ERR_COUNT, "%d partitions of count %lld overflow the message size", partitions,
                            (long long)count);
     struct uz_part *p = calloc(1, sizeof(*p));
+    /* Requests come from a free list that the library lock guards. */
+    uz_lock();
     uz_request *r = p ? uz_request_new(UZ_REQ_PERSISTENT) : NULL;
+    if (r)
+        p->own_ctx = private_ctx_get();
+    uz_unlock();
     if (!r) {
         free(p);
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a partitioned request");
@@ -458,14 +470,13 @@ static int make_partitioned(void *buf, int partitions, MPI_Count count, uz_datat
     atomic_store(&r->complete, 1);      /* an inactive request counts as complete */
     if (!uz_dt_is_contig(dt, elements) && bytes > 0)
         p->staging = malloc((size_t)bytes);
-    p->base = p->staging ? p->staging : (unsigned char *)buf + dt->true_lb;
-    uz_lock();
-    p->own_ctx = private_ctx_get();
-    uz_unlock();
+    p->base = p->staging ? p->staging : bytes ? (unsigned char *)buf + dt->true_lb : buf;
     p->hello_pc = uz_comm_p2p(comm, UZ_PART_HELLO_CTX_BASE | comm->context_id);
     p->own_pc = uz_comm_p2p(comm, p->own_ctx);
-    if ((p->base == NULL && bytes > 0 && !uz_dt_is_contig(dt, elements)) || part_alloc(p, is_recv)) {
+    if ((!p->staging && bytes > 0 && !uz_dt_is_contig(dt, elements)) || part_alloc(p, is_recv)) {
+        uz_lock();
         uz_request_release(r);
+        uz_unlock();
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory for a partitioned request of %lld bytes",
                            (long long)bytes);
     }

@@ -51,6 +51,10 @@ struct uz_part_reply {
     uint64_t bytes;             /* the receiver's size, for the sender's message */
 };
 
+/* A send partition in a round: MPI_Pready claims it, puts its bytes in
+ * place (packing), then marks it ready for whoever sends it. */
+enum uz_part_ready { UZ_PART_NOT_READY, UZ_PART_CLAIMED, UZ_PART_READY };
+
 struct uz_part {
     uz_request *req;            /* the user's request (not retained: it owns this) */
     int is_recv;
@@ -84,7 +88,7 @@ struct uz_part {
     /* The running round (NULL when inactive). */
     uz_request *round;
     uz_request **inner;         /* per data message: its send or receive */
-    atomic_uchar *ready;        /* sender: MPI_Pready'd this round */
+    atomic_uchar *ready;        /* sender: enum uz_part_ready, per partition */
     uint8_t *started;           /* sender: its send has started */
     uint8_t *arrived;           /* receiver: per data message, in place */
     int nstarted;

@@ -47,10 +47,14 @@ static int check_partition(const char *fn, uz_request *r, const struct uz_part *
 }
 
 /* Claim partition i for this round and put its bytes where its message
- * reads them; no lock. */
+ * reads them; no lock.  The flag says "ready" only once the bytes are in
+ * place, because the round's poll may send the partition as soon as it
+ * sees that. */
 static int claim(const char *fn, uz_request *r, struct uz_part *p, int i)
 {
-    if (atomic_exchange_explicit(&p->ready[i], 1, memory_order_acq_rel))
+    unsigned char was = UZ_PART_NOT_READY;
+    if (!atomic_compare_exchange_strong_explicit(&p->ready[i], &was, UZ_PART_CLAIMED, memory_order_acq_rel,
+                                                 memory_order_acquire))
         return raise(fn, r, uz_err_make(MPI_ERR_ARG, "partition %d is already ready in this round", i));
     if (p->staging && p->part_bytes) {
         struct uz_dt_cursor c;
@@ -59,6 +63,7 @@ static int claim(const char *fn, uz_request *r, struct uz_part *p, int i)
         uz_dt_cursor_seek(&c, off);
         uz_dt_cursor_pack(&c, p->staging + off, p->part_bytes);
     }
+    atomic_store_explicit(&p->ready[i], UZ_PART_READY, memory_order_release);
     return MPI_SUCCESS;
 }
 
@@ -135,7 +140,13 @@ int uz_mpi_Pready_list(int length, const int array_of_partitions[], MPI_Request 
 int uz_mpi_Parrived(MPI_Request request, int partition, int *flag)
 {
     static const char fn[] = "MPI_Parrived";
-    uz_request *r = request == MPI_REQUEST_NULL ? NULL : uz_request_get(request);
+    /* A null or inactive request has nothing outstanding: flag true (MPI
+     * 4.1 §4.2.2), as MPI_Test says of it. */
+    if (request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    uz_request *r = uz_request_get(request);
     struct uz_part *p = uz_part_of(r);
     if (!r)
         return raise(fn, NULL, uz_err_make(MPI_ERR_REQUEST, "invalid request handle"));
@@ -144,10 +155,7 @@ int uz_mpi_Parrived(MPI_Request request, int partition, int *flag)
     int err = check_partition(fn, r, p, partition, "partition");
     if (err)
         return err;
-    if (!flag)
-        return raise(fn, r, uz_err_make(MPI_ERR_ARG, "flag is NULL"));
     uz_lock();
-    /* An inactive request has nothing outstanding (as MPI_Test says of it). */
     int got = !r->child || uz_request_is_complete(r->child) || uz_part_arrived(p, partition);
     if (!got) {
         uz_progress();

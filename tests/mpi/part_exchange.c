@@ -36,7 +36,11 @@ static void *ready_some(void *arg)
     return NULL;
 }
 
-static void ready_all_threaded(MPI_Request req, int partitions)
+/* Four threads ready the send partitions while this one polls the receive
+ * (when there is one to poll). */
+static void poll_arrived(MPI_Request req, int partitions);
+
+static void ready_all_threaded(MPI_Request req, int partitions, MPI_Request recv, int rparts)
 {
     pthread_t th[THREADS];
     struct readiers a[THREADS];
@@ -44,6 +48,8 @@ static void ready_all_threaded(MPI_Request req, int partitions)
         a[t] = (struct readiers){ req, partitions, t };
         pthread_create(&th[t], NULL, ready_some, &a[t]);
     }
+    if (recv != MPI_REQUEST_NULL)
+        poll_arrived(recv, rparts);
     for (int t = 0; t < THREADS; t++)
         pthread_join(th[t], NULL);
 }
@@ -84,7 +90,7 @@ static void byte_case(size_t total, int sparts, int rparts, int threaded)
         CHECK_MPI(MPI_Start(&r));
         CHECK_MPI(MPI_Start(&s));
         if (threaded) {
-            ready_all_threaded(s, sparts);
+            ready_all_threaded(s, sparts, r, rparts);
         } else if (round % 2) {
             if (sparts > 1)
                 CHECK_MPI(MPI_Pready_range(sparts / 2, sparts - 1, s));
@@ -147,8 +153,7 @@ static void datatype_case(void)
             rb[i] = -1;
         CHECK_MPI(MPI_Start(&r));
         CHECK_MPI(MPI_Start(&s));
-        ready_all_threaded(s, 6);
-        poll_arrived(r, 5);
+        ready_all_threaded(s, 6, r, 5);
         CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         CHECK_MPI(MPI_Wait(&s, MPI_STATUS_IGNORE));
         for (int i = 0, k = 0; i < rints; i++) {
