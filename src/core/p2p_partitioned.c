@@ -120,7 +120,8 @@ static void send_partition(struct uz_part *p, int i)
 
 void uz_part_send_ready(struct uz_part *p, int i)
 {
-    if (p->round && p->bound && !p->bind_error && !p->started[i])
+    if (p->round && p->bound && !p->bind_error && !p->started[i] &&
+        atomic_load_explicit(&p->ready[i], memory_order_acquire) == UZ_PART_READY)
         send_partition(p, i);
 }
 

@@ -130,8 +130,9 @@ int uz_mpi_Pready_list(int length, const int array_of_partitions[], MPI_Request 
     for (int k = 0; !err && k < length; k++)
         err = check_partition(fn, r, p, array_of_partitions[k], "array_of_partitions entry");
     int claimed = 0;
-    for (; !err && claimed < length; claimed++)
-        err = claim(fn, r, p, array_of_partitions[claimed]);
+    while (!err && claimed < length)
+        if (!(err = claim(fn, r, p, array_of_partitions[claimed])))
+            claimed++;
     if (claimed > 0 && p->peer != MPI_PROC_NULL)
         push(p, 0, claimed - 1, array_of_partitions);
     return err;

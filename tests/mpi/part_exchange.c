@@ -7,7 +7,7 @@
  * differ, three starts of the same requests, every byte checked.  Then
  * MPI_Pready_range / MPI_Pready_list, derived datatypes on both sides, a
  * rank sending to itself on MPI_COMM_SELF (MPI_Parrived false for what is
- * not ready yet) and MPI_PROC_NULL.
+ * not ready yet), an intercommunicator and MPI_PROC_NULL.
  */
 #include <pthread.h>
 
@@ -212,6 +212,48 @@ static void self_case(void)
     MPI_Comm_free(&self);
 }
 
+/* ------------------------------------------------- an intercommunicator */
+
+/* Even and odd ranks form the two groups; local rank k exchanges with
+ * remote rank k, 3 send partitions against 4 receive partitions. */
+static void intercomm_case(void)
+{
+    if (size < 2)
+        return;
+    MPI_Comm half, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 77, &inter);
+    int me, rsize;
+    MPI_Comm_rank(inter, &me);
+    MPI_Comm_remote_size(inter, &rsize);
+    if (me < rsize) {
+        enum { N = 1200 };
+        unsigned char sb[N], rb[N];
+        MPI_Request s, r;
+        CHECK_MPI(MPI_Psend_init(sb, 3, N / 3, MPI_BYTE, me, 8, inter, MPI_INFO_NULL, &s));
+        CHECK_MPI(MPI_Precv_init(rb, 4, N / 4, MPI_BYTE, me, 8, inter, MPI_INFO_NULL, &r));
+        for (int round = 0; round < ROUNDS; round++) {
+            uzt_fill(sb, N, rank, 500 + round);
+            memset(rb, 0, N);
+            MPI_Request both[2] = { r, s };
+            CHECK_MPI(MPI_Startall(2, both));
+            CHECK_MPI(MPI_Pready_range(0, 2, s));
+            poll_arrived(r, 4);
+            MPI_Status st;
+            CHECK_MPI(MPI_Wait(&r, &st));
+            CHECK_MPI(MPI_Wait(&s, MPI_STATUS_IGNORE));
+            int partner = rank % 2 ? 2 * me : 2 * me + 1;
+            CHECK(st.MPI_SOURCE == me, "intercommunicator: source %d, expected %d", st.MPI_SOURCE, me);
+            long bad = uzt_verify(rb, N, partner, 500 + round);
+            CHECK(bad < 0, "intercommunicator round %d: byte %ld wrong", round, bad);
+        }
+        MPI_Request_free(&s);
+        MPI_Request_free(&r);
+    }
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+}
+
 /* ------------------------------------------------------------ MPI_PROC_NULL */
 
 static void proc_null_case(void)
@@ -266,6 +308,7 @@ int main(int argc, char **argv)
             byte_case(cases[c].total, cases[c].sp, cases[c].rp, 0);
     datatype_case();
     self_case();
+    intercomm_case();
     proc_null_case();
     return uzt_finish("part_exchange");
 }
