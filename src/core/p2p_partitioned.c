@@ -1,7 +1,7 @@
 /*
  * p2p_partitioned.c — partitioned requests (MPI_Psend_init, MPI_Precv_init):
- * creating them, MPI_Start, and the progress that binds a pair and completes
- * a round.  p2p_partitioned.h describes the protocol; MPI_Pready* and
+ * creating them (which starts the handshake), MPI_Start, and the progress
+ * that binds a pair and completes a round.  p2p_partitioned.h describes the protocol; MPI_Pready* and
  * MPI_Parrived are in p2p_partitioned_ready.c.
  *
  * A partitioned request is a persistent request (MPI_Start, MPI_Wait,
@@ -330,11 +330,18 @@ static const struct uz_request_ops round_ops = {
     .poll = round_poll,
 };
 
-static int sender_begin(struct uz_part *p)
+/* The handshake starts when the request is made, so that partitioned
+ * operations with the same (communicator, source, tag) match in the order
+ * of their initialization calls (MPI 4.1 §4.2): the sender posts the
+ * receive for the reply and sends its hello, the receiver posts the
+ * receive for the hello.  Binding completes in the first round's poll.
+ * Library lock held. */
+static int handshake_begin(struct uz_part *p)
 {
-    if (p->hello_started)
-        return MPI_SUCCESS;
     p->hello_started = 1;
+    if (p->is_recv)
+        return uz_pt2pt_recv(&p->hello, sizeof(p->hello), byte_type(), p->peer, p->tag, &p->hello_pc, NULL,
+                             &p->hello_req);
     int err = uz_pt2pt_recv(&p->reply, sizeof(p->reply), byte_type(), p->peer, REPLY_TAG, &p->own_pc, NULL,
                             &p->reply_req);
     if (err)
@@ -342,20 +349,6 @@ static int sender_begin(struct uz_part *p)
     p->hello = (struct uz_part_hello){ p->total, p->part_bytes, p->partitions, p->own_ctx };
     return uz_pt2pt_send(&p->hello, sizeof(p->hello), byte_type(), p->peer, p->tag, &p->hello_pc,
                          UZ_SEND_STANDARD, &p->hello_req);
-}
-
-static int receiver_begin(struct uz_part *p)
-{
-    if (p->bound) {
-        memset(p->arrived, 0, (size_t)p->msgs);
-        post_receives(p);
-        return MPI_SUCCESS;
-    }
-    if (p->hello_started)
-        return MPI_SUCCESS;
-    p->hello_started = 1;
-    return uz_pt2pt_recv(&p->hello, sizeof(p->hello), byte_type(), p->peer, p->tag, &p->hello_pc, NULL,
-                         &p->hello_req);
 }
 
 /* MPI_Start (library lock held). */
@@ -380,7 +373,10 @@ static int part_start(uz_request *r)
         finish_round(p, 0);
         return MPI_SUCCESS;
     }
-    note_error(p, p->is_recv ? receiver_begin(p) : sender_begin(p));
+    if (p->is_recv && p->bound) {
+        memset(p->arrived, 0, (size_t)p->msgs);
+        post_receives(p);
+    }
     uz_progress_register(round);
     round_poll(round);
     return MPI_SUCCESS;
@@ -398,7 +394,10 @@ static void part_destroy(uz_request *r)
     free(p->started);
     free(p->arrived);
     free(p->staging);
-    private_ctx_put(p->own_ctx);
+    /* A sender whose hello went unanswered keeps its context out of reuse:
+     * a late reply there must not bind another request. */
+    if (p->is_recv || !p->hello_started || p->bound || p->bind_error)
+        private_ctx_put(p->own_ctx);
     free(p);
     r->ops_state = NULL;
 }
@@ -480,6 +479,15 @@ static int make_partitioned(void *buf, int partitions, MPI_Count count, uz_datat
         uz_unlock();
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory for a partitioned request of %lld bytes",
                            (long long)bytes);
+    }
+    if (peer != MPI_PROC_NULL) {
+        uz_lock();
+        int err = handshake_begin(p);
+        if (err)
+            uz_request_release(r);
+        uz_unlock();
+        if (err)
+            return err;
     }
     *request = uz_request_handle(r);
     return MPI_SUCCESS;

@@ -6,11 +6,11 @@
  *
  * The protocol, on the request layer's ordinary messages (docs/point-to-
  * point.md, "Partitioned communication"):
- *   - hello: at its first MPI_Start the sender sends (total bytes, its
+ *   - hello: when the request is made, the sender sends (total bytes, its
  *     partition count, its private context) on the communicator's
- *     partitioned-handshake context with the user's tag; the receiver's
- *     first start posts a receive for it.  The pair stays bound for every
- *     later start.
+ *     partitioned-handshake context with the user's tag, and the receiver
+ *     posts a receive for it, so that pairs match in the order of their
+ *     initialization calls.  The pair stays bound for every start.
  *   - reply: the receiver answers on the sender's private context with its
  *     own private context (or a size mismatch).
  *   - data: send partition i is one message on the receiver's private
@@ -71,7 +71,7 @@ struct uz_part {
     struct uz_p2p_comm own_pc;
     struct uz_p2p_comm data_pc; /* sender, once bound: the receiver's private context */
 
-    /* Binding (first start). */
+    /* Binding (begun at initialization, finished in the first round). */
     uint8_t hello_started;
     uint8_t bound;
     int bind_error;             /* sticky: sizes differed or the handshake failed */

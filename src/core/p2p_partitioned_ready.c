@@ -1,6 +1,6 @@
 /*
  * p2p_partitioned_ready.c — MPI_Pready, MPI_Pready_range, MPI_Pready_list
- * and MPI_Parrived (MPI 4.1 §4.2.3).
+ * and MPI_Parrived (MPI 4.1 §4.2).
  *
  * Threads of one process mark partitions of one request concurrently
  * (that is what partitioned communication is for), so the part of
@@ -142,7 +142,7 @@ int uz_mpi_Parrived(MPI_Request request, int partition, int *flag)
 {
     static const char fn[] = "MPI_Parrived";
     /* A null or inactive request has nothing outstanding: flag true (MPI
-     * 4.1 §4.2.2), as MPI_Test says of it. */
+     * 4.1 §4.2), as MPI_Test says of it. */
     if (request == MPI_REQUEST_NULL) {
         *flag = 1;
         return MPI_SUCCESS;

@@ -7,7 +7,8 @@
  * differ, three starts of the same requests, every byte checked.  Then
  * MPI_Pready_range / MPI_Pready_list, derived datatypes on both sides, a
  * rank sending to itself on MPI_COMM_SELF (MPI_Parrived false for what is
- * not ready yet), an intercommunicator and MPI_PROC_NULL.
+ * not ready yet), matching in the order of the initialization calls, an
+ * intercommunicator and MPI_PROC_NULL.
  */
 #include <pthread.h>
 
@@ -212,6 +213,45 @@ static void self_case(void)
     MPI_Comm_free(&self);
 }
 
+/* ---------------------------------------------- matching by init order */
+
+/* Two partitioned sends with the same destination and tag match the
+ * receives in the order of the initialization calls (MPI 4.1 §4.2.2), not
+ * of the starts: the sender starts its second one first. */
+static void order_case(void)
+{
+    enum { A = 96, B = 4096 };
+    unsigned char sa[A] = { 0 }, sb[B] = { 0 }, ra[A], rb[B];
+    MPI_Request s[2], r[2];
+    CHECK_MPI(MPI_Psend_init(sa, 2, A / 2, MPI_BYTE, to, 12, MPI_COMM_WORLD, MPI_INFO_NULL, &s[0]));
+    CHECK_MPI(MPI_Psend_init(sb, 4, B / 4, MPI_BYTE, to, 12, MPI_COMM_WORLD, MPI_INFO_NULL, &s[1]));
+    CHECK_MPI(MPI_Precv_init(ra, 1, A, MPI_BYTE, from, 12, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+    CHECK_MPI(MPI_Precv_init(rb, 2, B / 2, MPI_BYTE, from, 12, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
+    for (int round = 0; round < ROUNDS; round++) {
+        uzt_fill(sa, A, rank, 700 + round);
+        uzt_fill(sb, B, rank, 800 + round);
+        CHECK_MPI(MPI_Start(&r[0]));
+        CHECK_MPI(MPI_Start(&r[1]));
+        CHECK_MPI(MPI_Start(&s[1]));
+        CHECK_MPI(MPI_Pready_range(0, 3, s[1]));
+        CHECK_MPI(MPI_Start(&s[0]));
+        CHECK_MPI(MPI_Pready_range(0, 1, s[0]));
+        MPI_Status st[2];
+        CHECK_MPI(MPI_Waitall(2, r, st));
+        CHECK_MPI(MPI_Waitall(2, s, MPI_STATUSES_IGNORE));
+        CHECK(st[0].MPI_ERROR == MPI_SUCCESS && st[1].MPI_ERROR == MPI_SUCCESS, "init order: errors %d %d",
+              st[0].MPI_ERROR, st[1].MPI_ERROR);
+        long bad = uzt_verify(ra, A, from, 700 + round);
+        CHECK(bad < 0, "init order round %d: first message byte %ld wrong", round, bad);
+        bad = uzt_verify(rb, B, from, 800 + round);
+        CHECK(bad < 0, "init order round %d: second message byte %ld wrong", round, bad);
+    }
+    for (int k = 0; k < 2; k++) {
+        CHECK_MPI(MPI_Request_free(&s[k]));
+        CHECK_MPI(MPI_Request_free(&r[k]));
+    }
+}
+
 /* ------------------------------------------------- an intercommunicator */
 
 /* Even and odd ranks form the two groups; local rank k exchanges with
@@ -308,6 +348,7 @@ int main(int argc, char **argv)
             byte_case(cases[c].total, cases[c].sp, cases[c].rp, 0);
     datatype_case();
     self_case();
+    order_case();
     intercomm_case();
     proc_null_case();
     return uzt_finish("part_exchange");

@@ -27,7 +27,7 @@ BEFORE_INIT = re.compile(
 
 # Receive-side arguments that accept MPI_ANY_SOURCE / MPI_ANY_TAG.  Not
 # MPI_Precv_init: partitioned receives name their source and tag (MPI 4.1
-# §4.2.2, "wildcards for source and tag are not allowed").
+# §4.2, "wildcards for source and tag are not allowed").
 RECV_LIKE = re.compile(r"^MPI_(Probe|Iprobe|Mprobe|Improbe|Recv|Irecv|Recv_init)(_c)?$")
 SENDRECV_LIKE = re.compile(r"^MPI_(Sendrecv|Isendrecv)(_replace)?(_c)?$")
 
