@@ -12,6 +12,7 @@
 #include "base/lock.h"
 #include "core/comm.h"
 #include "core/error_raise.h"
+#include "core/p2p_partitioned.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/recv.h"
 #include "pt2pt/send.h"
@@ -26,6 +27,9 @@ int uz_mpi_Cancel(MPI_Request *request)
         if (!r->child)
             return uz_err_raise_comm("MPI_Cancel", r->comm,
                                      uz_err_make(MPI_ERR_REQUEST, "persistent request is not active"));
+        if (uz_part_of(r) && !uz_request_is_complete(r->child))
+            return uz_err_raise_comm("MPI_Cancel", r->comm, uz_err_make(MPI_ERR_REQUEST,
+                                     "an active partitioned request may not be cancelled (MPI 4.1 §4.2)"));
         r = r->child;
     }
     uz_lock();

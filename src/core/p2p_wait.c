@@ -11,6 +11,7 @@
 #include "base/lock.h"
 #include "core/comm.h"
 #include "core/error_raise.h"
+#include "core/p2p_partitioned.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/status.h"
 
@@ -189,6 +190,9 @@ int uz_mpi_Request_free(MPI_Request *request)
     uz_request *r = uz_request_get(*request);
     if (!r)
         return invalid_request("MPI_Request_free", -1);
+    if (uz_part_of(r) && r->child && !uz_request_is_complete(r->child))
+        return uz_err_raise_comm("MPI_Request_free", r->comm, uz_err_make(MPI_ERR_REQUEST,
+                                 "a partitioned request may not be freed while active (MPI 4.1 §4.2)"));
     uz_lock();
     uz_request *op = running(r);
     if (r->kind == UZ_REQ_PERSISTENT && op) {

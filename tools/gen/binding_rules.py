@@ -25,8 +25,10 @@ BEFORE_INIT = re.compile(
     r"|Info_\w+|Error_class|Error_string|Add_error_\w+|Remove_error_\w+"
     r"|Session_\w+|Group_from_session_pset|T_\w+|Abi_\w+|Errhandler_free)(_c)?$")
 
-# Receive-side arguments that accept MPI_ANY_SOURCE / MPI_ANY_TAG.
-RECV_LIKE = re.compile(r"^MPI_(Probe|Iprobe|Mprobe|Improbe|Recv|Irecv|Recv_init|Precv_init)(_c)?$")
+# Receive-side arguments that accept MPI_ANY_SOURCE / MPI_ANY_TAG.  Not
+# MPI_Precv_init: partitioned receives name their source and tag (MPI 4.1
+# §4.2, "wildcards for source and tag are not allowed").
+RECV_LIKE = re.compile(r"^MPI_(Probe|Iprobe|Mprobe|Improbe|Recv|Irecv|Recv_init)(_c)?$")
 SENDRECV_LIKE = re.compile(r"^MPI_(Sendrecv|Isendrecv)(_replace)?(_c)?$")
 
 

@@ -936,31 +936,86 @@ UZ_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI
 
 UZ_EXPORT int PMPI_Parrived(MPI_Request request, int partition, int *flag)
 {
-    return uz_err_raise_comm("MPI_Parrived", NULL, uz_err_unsupported("MPI_Parrived"));
+    static const char uz_fn[] = "MPI_Parrived";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(flag, "flag")))
+        goto fail;
+    uz_rc = uz_mpi_Parrived(request, partition, flag);
+    return uz_rc;
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Parrived(MPI_Request request, int partition, int *flag) __attribute__((weak, alias("PMPI_Parrived")));
 
 UZ_EXPORT int PMPI_Pready(int partition, MPI_Request request)
 {
-    return uz_err_raise_comm("MPI_Pready", NULL, uz_err_unsupported("MPI_Pready"));
+    static const char uz_fn[] = "MPI_Pready";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Pready(partition, request);
+    return uz_rc;
 }
 UZ_EXPORT int MPI_Pready(int partition, MPI_Request request) __attribute__((weak, alias("PMPI_Pready")));
 
 UZ_EXPORT int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
-    return uz_err_raise_comm("MPI_Pready_list", NULL, uz_err_unsupported("MPI_Pready_list"));
+    static const char uz_fn[] = "MPI_Pready_list";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Pready_list(length, array_of_partitions, request);
+    return uz_rc;
 }
 UZ_EXPORT int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) __attribute__((weak, alias("PMPI_Pready_list")));
 
 UZ_EXPORT int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
-    return uz_err_raise_comm("MPI_Pready_range", NULL, uz_err_unsupported("MPI_Pready_range"));
+    static const char uz_fn[] = "MPI_Pready_range";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    uz_rc = uz_mpi_Pready_range(partition_low, partition_high, request);
+    return uz_rc;
 }
 UZ_EXPORT int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) __attribute__((weak, alias("PMPI_Pready_range")));
 
 UZ_EXPORT int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Precv_init", uz_comm_get(comm), uz_err_unsupported("MPI_Precv_init"));
+    static const char uz_fn[] = "MPI_Precv_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, source, "source", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Precv_init(buf, partitions, count, datatype_obj, source, tag, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Precv_init")));
 
@@ -989,7 +1044,38 @@ UZ_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) 
 
 UZ_EXPORT int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    return uz_err_raise_comm("MPI_Psend_init", uz_comm_get(comm), uz_err_unsupported("MPI_Psend_init"));
+    static const char uz_fn[] = "MPI_Psend_init";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_datatype *datatype_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    datatype_obj = uz_datatype_get(datatype);
+    if ((uz_rc = uz_check_transfer_type(&datatype_obj, count, "datatype")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_count(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_peer_rank(comm_obj, dest, "dest", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_tag(tag, "tag", 0)))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(request, "request")))
+        goto fail;
+    if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
+        goto fail;
+    uz_rc = uz_mpi_Psend_init(buf, partitions, count, datatype_obj, dest, tag, comm_obj, info_obj, request);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request) __attribute__((weak, alias("PMPI_Psend_init")));
 

@@ -328,8 +328,14 @@ int uz_mpi_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count in
 int uz_mpi_Pack_external_size(const char datarep[], int incount, uz_datatype *datatype, MPI_Aint *size);
 int uz_mpi_Pack_external_size_c(const char datarep[], MPI_Count incount, uz_datatype *datatype, MPI_Count *size);
 int uz_mpi_Pack_size_c(MPI_Count incount, uz_datatype *datatype, uz_comm *comm, MPI_Count *size);
+int uz_mpi_Parrived(MPI_Request request, int partition, int *flag);
 int uz_mpi_Pcontrol(const int level, ...);
+int uz_mpi_Pready(int partition, MPI_Request request);
+int uz_mpi_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
+int uz_mpi_Pready_range(int partition_low, int partition_high, MPI_Request request);
+int uz_mpi_Precv_init(void *buf, int partitions, MPI_Count count, uz_datatype *datatype, int source, int tag, uz_comm *comm, uz_info *info, MPI_Request *request);
 int uz_mpi_Probe(int source, int tag, uz_comm *comm, MPI_Status *status);
+int uz_mpi_Psend_init(const void *buf, int partitions, MPI_Count count, uz_datatype *datatype, int dest, int tag, uz_comm *comm, uz_info *info, MPI_Request *request);
 int uz_mpi_Put_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win);
 int uz_mpi_Query_thread(int *provided);
 int uz_mpi_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_op *op, uz_win *win, MPI_Request *request);
