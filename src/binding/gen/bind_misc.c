@@ -113,7 +113,18 @@ UZ_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __att
 
 UZ_EXPORT int PMPI_Close_port(const char *port_name)
 {
-    return uz_err_raise_comm("MPI_Close_port", NULL, uz_err_unsupported("MPI_Close_port"));
+    static const char uz_fn[] = "MPI_Close_port";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(port_name, "port_name")))
+        goto fail;
+    uz_rc = uz_mpi_Close_port(port_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Close_port(const char *port_name) __attribute__((weak, alias("PMPI_Close_port")));
 
@@ -197,7 +208,22 @@ UZ_EXPORT int MPI_Message_toint(MPI_Message message) __attribute__((weak, alias(
 
 UZ_EXPORT int PMPI_Open_port(MPI_Info info, char *port_name)
 {
-    return uz_err_raise_comm("MPI_Open_port", NULL, uz_err_unsupported("MPI_Open_port"));
+    static const char uz_fn[] = "MPI_Open_port";
+    int uz_rc;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(port_name, "port_name")))
+        goto fail;
+    uz_rc = uz_mpi_Open_port(info_obj, port_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Open_port(MPI_Info info, char *port_name) __attribute__((weak, alias("PMPI_Open_port")));
 
