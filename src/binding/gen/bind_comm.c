@@ -667,7 +667,18 @@ UZ_EXPORT int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) __attr
 
 UZ_EXPORT int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
-    return uz_err_raise_comm("MPI_Comm_join", NULL, uz_err_unsupported("MPI_Comm_join"));
+    static const char uz_fn[] = "MPI_Comm_join";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_join(fd, intercomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_join(int fd, MPI_Comm *intercomm) __attribute__((weak, alias("PMPI_Comm_join")));
 

@@ -92,6 +92,7 @@ int uz_mpi_Comm_group(uz_comm *comm, MPI_Group *group);
 int uz_mpi_Comm_idup(uz_comm *comm, MPI_Comm *newcomm, MPI_Request *request);
 int uz_mpi_Comm_idup_with_info(uz_comm *comm, uz_info *info, MPI_Comm *newcomm, MPI_Request *request);
 int uz_mpi_Comm_iflush_buffer(uz_comm *comm, MPI_Request *request);
+int uz_mpi_Comm_join(int fd, MPI_Comm *intercomm);
 int uz_mpi_Comm_rank(uz_comm *comm, int *rank);
 int uz_mpi_Comm_remote_group(uz_comm *comm, MPI_Group *group);
 int uz_mpi_Comm_remote_size(uz_comm *comm, int *size);
@@ -295,6 +296,7 @@ int uz_mpi_Isendrecv_replace_c(void *buf, MPI_Count count, uz_datatype *datatype
 int uz_mpi_Issend_c(const void *buf, MPI_Count count, uz_datatype *datatype, int dest, int tag, uz_comm *comm, MPI_Request *request);
 int uz_mpi_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state);
 int uz_mpi_Keyval_free(int *keyval);
+int uz_mpi_Lookup_name(const char *service_name, uz_info *info, char *port_name);
 MPI_Fint uz_mpi_Message_c2f(MPI_Message message);
 MPI_Message uz_mpi_Message_f2c(MPI_Fint message);
 MPI_Message uz_mpi_Message_fromint(int message);
@@ -334,6 +336,7 @@ int uz_mpi_Pack_external_size_c(const char datarep[], MPI_Count incount, uz_data
 int uz_mpi_Pack_size_c(MPI_Count incount, uz_datatype *datatype, uz_comm *comm, MPI_Count *size);
 int uz_mpi_Pcontrol(const int level, ...);
 int uz_mpi_Probe(int source, int tag, uz_comm *comm, MPI_Status *status);
+int uz_mpi_Publish_name(const char *service_name, uz_info *info, const char *port_name);
 int uz_mpi_Put_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_win *win);
 int uz_mpi_Query_thread(int *provided);
 int uz_mpi_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, uz_datatype *origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, uz_datatype *target_datatype, uz_op *op, uz_win *win, MPI_Request *request);
@@ -470,6 +473,7 @@ int uz_mpi_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count strid
 int uz_mpi_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, uz_datatype *datatype, uz_comm *comm);
 int uz_mpi_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, uz_datatype *datatype);
 int uz_mpi_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, uz_datatype *datatype);
+int uz_mpi_Unpublish_name(const char *service_name, uz_info *info, const char *port_name);
 int uz_mpi_Wait(MPI_Request *request, MPI_Status *status);
 int uz_mpi_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
 int uz_mpi_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status);
