@@ -239,7 +239,8 @@ def gen_checks(proc, body, raise_fn, errobj):
               and (p.direction in ("out", "inout") or p.kind == "STRING")):
             if p is errobj or (proc.name.removesuffix("_c"), p.name) in rules.NULL_OK_PARAMS:
                 continue
-            body.check(f"uz_check_pointer({p.name}, \"{p.name}\")")
+            check = f"uz_check_pointer({p.name}, \"{p.name}\")"
+            body.check(f"{guard} ? {check} : MPI_SUCCESS" if guard else check)
     for guard, check in buffer_rules.buffer_checks(proc):
         body.check(f"{guard} ? {check} : MPI_SUCCESS" if guard else check)
 

@@ -20,7 +20,7 @@ UZ_EXPORT int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, M
         if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
             goto fail;
     }
-    if ((uz_rc = uz_check_pointer(port_name, "port_name")))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_pointer(port_name, "port_name") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
@@ -143,7 +143,7 @@ UZ_EXPORT int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, 
         if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
             goto fail;
     }
-    if ((uz_rc = uz_check_pointer(port_name, "port_name")))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_pointer(port_name, "port_name") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
