@@ -38,6 +38,10 @@ struct uz_meet_side {
  * MPI error code; on success *theirs holds the other side (free descs). */
 int uz_meet_accept(int listen_fd, const uint8_t *secret, const struct uz_meet_side *mine,
                    struct uz_meet_side *theirs, int *tag);
+/* The same with a deadline (CLOCK_MONOTONIC ns; 0: none), for spawned
+ * children that may die before they connect: MPI_ERR_SPAWN after it. */
+int uz_meet_accept_until(int listen_fd, const uint8_t *secret, const struct uz_meet_side *mine,
+                         struct uz_meet_side *theirs, int *tag, long deadline);
 int uz_meet_connect(const struct uz_port_addr *port, const struct uz_meet_side *mine,
                     struct uz_meet_side *theirs, int *tag);
 /* The same over a socket both already hold (MPI_Comm_join): no secret;
@@ -55,5 +59,19 @@ typedef int (*uz_meet_fn)(void *arg, const struct uz_meet_side *mine, struct uz_
  * procedure for messages. */
 int uz_dpm_meet_collective(const char *fn, uz_comm *comm, int root, uz_meet_fn meet, void *arg,
                            MPI_Comm *newcomm);
+
+/* MPI_Comm_connect from inside the library (a spawned child in MPI_Init). */
+int uz_dpm_connect(const char *port_name, uz_comm *comm, int root, MPI_Comm *newcomm);
+
+/* Ports as the spawning root uses them (dpm_port.c): open one, and close
+ * it by name. */
+int uz_port_open(char *port_name);
+int uz_port_close(const char *port_name);
+
+/* The parent of a spawned job (dpm_spawn.c): connected at MPI_Init, NULL
+ * for a job nobody spawned or once the program freed or disconnected it. */
+extern uz_comm *uz_dpm_parent;
+int uz_dpm_init_parent(void);
+void uz_dpm_forget(uz_comm *c);
 
 #endif /* UZ_CORE_DPM_H */

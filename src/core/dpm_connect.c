@@ -220,9 +220,14 @@ int uz_mpi_Comm_accept(const char *port_name, uz_info *info, int root, uz_comm *
     return uz_dpm_meet_collective(a.fn, comm, root, meet_accept, &a, newcomm);
 }
 
+int uz_dpm_connect(const char *port_name, uz_comm *comm, int root, MPI_Comm *newcomm)
+{
+    struct port_arg a = { "MPI_Comm_connect", port_name };
+    return uz_dpm_meet_collective(a.fn, comm, root, meet_connect, &a, newcomm);
+}
+
 int uz_mpi_Comm_connect(const char *port_name, uz_info *info, int root, uz_comm *comm, MPI_Comm *newcomm)
 {
     (void)info;
-    struct port_arg a = { "MPI_Comm_connect", port_name };
-    return uz_dpm_meet_collective(a.fn, comm, root, meet_connect, &a, newcomm);
+    return uz_dpm_connect(port_name, comm, root, newcomm);
 }

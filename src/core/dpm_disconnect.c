@@ -22,6 +22,7 @@
 #include "base/params.h"
 #include "coll/coll.h"
 #include "core/comm_impl.h"
+#include "core/dpm.h"
 #include "pt2pt/proc_table.h"
 #include "pt2pt/pt2pt.h"
 
@@ -79,6 +80,7 @@ int uz_mpi_Comm_disconnect(MPI_Comm *comm)
         return err;
     }
     *comm = MPI_COMM_NULL;
+    uz_dpm_forget(c);
     uz_comm_release(c);
     close_all(procs, n);
     free(procs);

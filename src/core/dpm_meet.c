@@ -196,7 +196,17 @@ static int admit(int fd, const uint8_t *secret, const struct uz_meet_side *mine,
 int uz_meet_accept(int listen_fd, const uint8_t *secret, const struct uz_meet_side *mine,
                    struct uz_meet_side *theirs, int *tag)
 {
+    return uz_meet_accept_until(listen_fd, secret, mine, theirs, tag, 0);
+}
+
+int uz_meet_accept_until(int listen_fd, const uint8_t *secret, const struct uz_meet_side *mine,
+                         struct uz_meet_side *theirs, int *tag, long deadline)
+{
     for (;;) {
+        if (deadline && now_ns() > deadline)
+            return uz_err_make(MPI_ERR_SPAWN, "MPI_Comm_spawn: the spawned processes did not connect back "
+                               "within %g s (UZURA_PORT_TIMEOUT): they failed to start or died in MPI_Init",
+                               uz_config.port_timeout);
         struct pollfd p = { .fd = listen_fd, .events = POLLIN };
         int n = poll(&p, 1, MEET_SLICE_MS);
         if (n < 0 && errno != EINTR)

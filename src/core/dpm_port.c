@@ -111,6 +111,11 @@ static int write_name(struct open_port *p, uint16_t port)
 int uz_mpi_Open_port(uz_info *info, char *port_name)
 {
     (void)info;                         /* no info keys of ports are honoured */
+    return uz_port_open(port_name);
+}
+
+int uz_port_open(char *port_name)
+{
     struct open_port *p = calloc(1, sizeof(*p));
     if (!p)
         return uz_err_make(MPI_ERR_NO_MEM, "MPI_Open_port: out of memory");
@@ -139,6 +144,11 @@ int uz_mpi_Open_port(uz_info *info, char *port_name)
 }
 
 int uz_mpi_Close_port(const char *port_name)
+{
+    return uz_port_close(port_name);
+}
+
+int uz_port_close(const char *port_name)
 {
     uz_lock();
     for (struct open_port **pp = &ports; *pp; pp = &(*pp)->next) {

@@ -19,6 +19,7 @@
 #include "base/runtime.h"
 #include "coll/op.h"
 #include "core/comm.h"
+#include "core/dpm.h"
 #include "core/info.h"
 #include "core/startup_report.h"
 #include "datatype/datatype.h"
@@ -111,6 +112,8 @@ static int init_common(int *argc, char ***argv, int required, int *provided)
         return err;
     uz_startup_report();
     uz_info_env_init();
+    if ((err = uz_dpm_init_parent()))   /* a spawned job connects to its parents */
+        return err;
 
     *provided = uz_rt.thread_level;
     atomic_store(&uz_rt.state, UZ_STATE_RUNNING);

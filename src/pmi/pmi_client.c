@@ -126,6 +126,22 @@ int uz_pmi_get(const char *key, char *value, size_t value_len)
     return err;
 }
 
+int uz_pmi_spawn(const struct uz_pmi_spawn_cmd *cmds, int ncmds, const char *preput_key,
+                 const char *preput_value, int *failed)
+{
+    pthread_mutex_lock(&client_lock);
+    int err = require_ready("uz_pmi_spawn");
+    if (!err && !client.backend->spawn)
+        err = client.info.singleton
+            ? uz_pmi_fail(-ENOTSUP, "no process manager to start processes: run the program with mpiexec")
+            : uz_pmi_fail(-ENOTSUP, "the process manager (reached through %s) offers no spawn that Uzura "
+                          "speaks yet; run under Uzura's mpiexec or MPICH's Hydra (PMI-1)", client.backend->name);
+    if (!err)
+        err = client.backend->spawn(cmds, ncmds, preput_key, preput_value, failed);
+    pthread_mutex_unlock(&client_lock);
+    return err;
+}
+
 /* ---------------------------------------------------------------- the end */
 
 int uz_pmi_finalize(void)

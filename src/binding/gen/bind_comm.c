@@ -854,13 +854,57 @@ UZ_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size) __attribute__((weak, alias
 
 UZ_EXPORT int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    return uz_err_raise_comm("MPI_Comm_spawn", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_spawn"));
+    static const char uz_fn[] = "MPI_Comm_spawn";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if (uz_at_root(comm_obj, root)) {
+        if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+            goto fail;
+    }
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_pointer(command, "command") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_spawn(command, argv, maxprocs, info_obj, root, comm_obj, intercomm, array_of_errcodes);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) __attribute__((weak, alias("PMPI_Comm_spawn")));
 
 UZ_EXPORT int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    return uz_err_raise_comm("MPI_Comm_spawn_multiple", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_spawn_multiple"));
+    static const char uz_fn[] = "MPI_Comm_spawn_multiple";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_check_positive(count, "count")))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm_obj, intercomm, array_of_errcodes);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) __attribute__((weak, alias("PMPI_Comm_spawn_multiple")));
 

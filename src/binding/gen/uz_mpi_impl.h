@@ -101,6 +101,8 @@ int uz_mpi_Comm_set_errhandler(uz_comm *comm, uz_errhandler *errhandler);
 int uz_mpi_Comm_set_info(uz_comm *comm, uz_info *info);
 int uz_mpi_Comm_set_name(uz_comm *comm, const char *comm_name);
 int uz_mpi_Comm_size(uz_comm *comm, int *size);
+int uz_mpi_Comm_spawn(const char *command, char *argv[], int maxprocs, uz_info *info, int root, uz_comm *comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int uz_mpi_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, uz_comm *comm, MPI_Comm *intercomm, int array_of_errcodes[]);
 int uz_mpi_Comm_split(uz_comm *comm, int color, int key, MPI_Comm *newcomm);
 int uz_mpi_Comm_split_type(uz_comm *comm, int split_type, int key, uz_info *info, MPI_Comm *newcomm);
 int uz_mpi_Comm_test_inter(uz_comm *comm, int *flag);
