@@ -226,7 +226,8 @@ def gen_checks(proc, body, raise_fn, errobj):
                 check = f"{fn}({p.name}, \"{p.name}\")"
                 body.check(f"{guard} ? {check} : MPI_SUCCESS" if guard else check)
             elif p.kind in rules.POSITIVE_KINDS:
-                body.check(f"uz_check_positive({p.name}, \"{p.name}\")")
+                check = f"uz_check_positive({p.name}, \"{p.name}\")"
+                body.check(f"{guard} ? {check} : MPI_SUCCESS" if guard else check)
             elif p.kind == "TAG":
                 anytag = int(rules.any_tag_allowed(proc, p))
                 body.check(f"uz_check_tag({p.name}, \"{p.name}\", {anytag})")

@@ -893,7 +893,7 @@ UZ_EXPORT int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], cha
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    if ((uz_rc = uz_check_positive(count, "count")))
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_positive(count, "count") : MPI_SUCCESS))
         goto fail;
     if ((uz_rc = uz_check_root(comm_obj, root, "root")))
         goto fail;
