@@ -244,6 +244,15 @@ int uz_proc_close(int index)
     return path->ops->close_peer(uz_peers[index].addr);
 }
 
+void uz_proc_watch(int index)
+{
+    if (uz_proc_is_own(index) || index >= uz_proc_count() || uz_peers[index].failed)
+        return;
+    const struct uz_path *path = foreign[index - uz_rt.world_size].path;
+    if (path->ops->watch_peer)
+        path->ops->watch_peer(uz_peers[index].addr);
+}
+
 void uz_proc_table_finalize(void)
 {
     free(foreign);

@@ -43,6 +43,10 @@ int uz_proc_is_own(int index);
  * takes (progress and ask again), else an MPI error code. */
 int uz_proc_close(int index);
 
+/* A receive names process `index` of another job: make sure its death
+ * would be noticed (the transport's watch_peer). */
+void uz_proc_watch(int index);
+
 /* This host's IPv4 addresses that other jobs may reach, comma-separated,
  * loopback last (for a port's name, core/dpm_port.c). */
 void uz_proc_host_addresses(char *buf, size_t len);

@@ -25,6 +25,7 @@
 #include "pt2pt/match.h"
 #include "pt2pt/path.h"
 #include "pt2pt/protocol.h"
+#include "pt2pt/proc_table.h"
 #include "pt2pt/recv.h"
 #include "pt2pt/send.h"
 #include "pt2pt/stats.h"
@@ -672,6 +673,8 @@ int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int t
     }
     /* A receive naming its source fails when that peer dies (peer_failure.c). */
     int source_world = source == MPI_ANY_SOURCE ? -1 : uz_p2p_world_rank(pc, source);
+    if (UZ_UNLIKELY(source_world >= uz_rt.world_size))
+        uz_proc_watch(source_world);    /* a process of another job: notice if it dies */
     if (!out)
         return recv_blocking(buf, count, dt, source, tag, pc, source_world, status);
     int err;

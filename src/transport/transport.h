@@ -340,6 +340,11 @@ struct uz_transport_ops {
      * (or none was open), -EAGAIN while that takes (call progress and ask
      * again), else an MPI error code.  A later send opens a new one. */
     int (*close_peer)(int peer);
+    /* Optional: this process waits for something from `peer` (a receive
+     * names it).  Its own job's end tells this job of a dead rank, another
+     * job's does not: the transport makes sure it would notice that peer
+     * dying (tcp opens the connection it would open on a send). */
+    void (*watch_peer)(int peer);
 
     /* ---- collectives (optional, UZ_REACH_HOST only) */
     const struct uz_coll_offload *coll;

@@ -226,6 +226,7 @@ void tcp_incoming_close_all(void);
 /* tcp_foreign.c: peers of other jobs */
 int tcp_add_peer(int peer, const struct uz_foreign_peer *fp);
 int tcp_close_peer(int peer);
+void tcp_watch_peer(int peer);
 int tcp_peer_of_hello(const struct tcp_hello *h);
 int tcp_hello_is_from(const struct tcp_peer *p, int peer, const struct tcp_hello *h);
 int tcp_we_are_lower(const struct tcp_peer *p, int peer);

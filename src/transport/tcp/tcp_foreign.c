@@ -193,3 +193,14 @@ int tcp_on_eof(int peer)
         closed(peer);
     return 1;
 }
+
+/* A receive waits on a process of another job we have no connection to:
+ * connect, so that its death (a refused connect, a reset) is seen. */
+void tcp_watch_peer(int peer)
+{
+    if (peer < 0 || peer >= uz_tcp.size)
+        return;
+    struct tcp_peer *p = &uz_tcp.peers[peer];
+    if (!p->failed && p->fd < 0 && p->out_state == TCP_OUT_NONE)
+        tcp_connect_start(peer);
+}

@@ -198,4 +198,5 @@ const struct uz_transport_ops uz_tcp_transport = {
     .pollfds = tcp_pollfds,
     .add_peer = tcp_add_peer,
     .close_peer = tcp_close_peer,
+    .watch_peer = tcp_watch_peer,
 };
