@@ -636,6 +636,13 @@ static void post_recv(uz_request *r)
     if (u) {
         uz_unexpected_dequeue(u);
         uz_recv_take(r, u);
+    } else if (UZ_UNLIKELY(r->peer_world >= 0 && uz_peers[r->peer_world].failed)) {
+        /* Its only possible sender is known dead (peer_failure.c failed
+         * the receives posted before): nothing more will come. */
+        r->status.MPI_SOURCE = r->peer;
+        r->status.MPI_TAG = r->tag;
+        r->status.MPI_ERROR = uz_peers[r->peer_world].failed;
+        uz_request_complete(r);
     } else {
         uz_posted_enqueue(r);
     }
