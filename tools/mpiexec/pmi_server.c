@@ -100,10 +100,13 @@ static void on_get_appnum(const struct request *q)
 }
 
 /* -usize, else this host's processors (the slots a spawn may fill), but
- * never fewer than the job has. */
+ * never fewer than the job has.  A job on several hosts says its size (a
+ * spawn from it is refused anyway, spawn.c). */
 static void on_get_universe_size(const struct request *q)
 {
     int size = q->job->opt->universe_size;
+    if (size <= 0 && (q->job->up || q->job->remote))
+        size = q->job->size;
     if (size <= 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         size = cpus > 0 && cpus < 1000000 ? (int)cpus : 1;
