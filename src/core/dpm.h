@@ -55,10 +55,8 @@ typedef int (*uz_meet_fn)(void *arg, const struct uz_meet_side *mine, struct uz_
 /* Collective over `comm` (an intracommunicator): gather every member's
  * descriptor to `root`, let the root meet the other side through
  * meet(arg, ...), hand the outcome to every member, number the other
- * side's processes and make the intercommunicator.  `fn` names the MPI
- * procedure for messages. */
-int uz_dpm_meet_collective(const char *fn, uz_comm *comm, int root, uz_meet_fn meet, void *arg,
-                           MPI_Comm *newcomm);
+ * side's processes and make the intercommunicator. */
+int uz_dpm_meet_collective(uz_comm *comm, int root, uz_meet_fn meet, void *arg, MPI_Comm *newcomm);
 
 /* MPI_Comm_connect from inside the library (a spawned child in MPI_Init). */
 int uz_dpm_connect(const char *port_name, uz_comm *comm, int root, MPI_Comm *newcomm);

@@ -34,9 +34,9 @@ struct outcome {
     int reserved;
 };
 
-static int no_mem(const char *fn)
+static int no_mem(void)
 {
-    return uz_err_make(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    return uz_err_make(MPI_ERR_NO_MEM, "out of memory");
 }
 
 /* A communicator of this root and the other one, for the leaders'
@@ -61,18 +61,18 @@ static uz_comm *bridge_new(int other_root)
 }
 
 /* Steps 4 and 5: number the other side and make the intercommunicator. */
-static int make_intercomm(const char *fn, uz_comm *comm, int root, const struct outcome *o, const char *descs,
+static int make_intercomm(uz_comm *comm, int root, const struct outcome *o, const char *descs,
                           MPI_Comm *newcomm)
 {
     int *members = malloc(sizeof(int) * (size_t)o->n);
     if (!members)
-        return no_mem(fn);
+        return no_mem();
     int err = MPI_SUCCESS;
     for (int i = 0; i < o->n && !err; i++)
         err = uz_proc_add(descs + (size_t)i * UZ_PROC_DESC_MAX, &members[i]);
     uz_comm *bridge = NULL;
     if (!err && comm->rank == root && !(bridge = bridge_new(members[0])))
-        err = no_mem(fn);
+        err = no_mem();
     /* Every member must take part in the agreement even when its own
      * numbering failed, or the others would wait: a failed one offers no
      * context ids and reports its error after. */
@@ -81,7 +81,7 @@ static int make_intercomm(const char *fn, uz_comm *comm, int root, const struct 
         free(members);
         if (bridge)
             uz_comm_release(bridge);
-        return no_mem(fn);
+        return no_mem();
     }
     for (int i = 0; i < comm->size; i++)
         order[i] = (root + i) % comm->size;
@@ -119,7 +119,7 @@ static int make_intercomm(const char *fn, uz_comm *comm, int root, const struct 
     if (!c) {
         uz_ctx_release(ids[0]);
         uz_ctx_release(ids[1]);
-        return no_mem(fn);
+        return no_mem();
     }
     if ((err = uz_comm_activate(c, comm, ids[0], ids[1]))) {
         uz_comm_discard(c);
@@ -129,13 +129,13 @@ static int make_intercomm(const char *fn, uz_comm *comm, int root, const struct 
     return MPI_SUCCESS;
 }
 
-int uz_dpm_meet_collective(const char *fn, uz_comm *comm, int root, uz_meet_fn meet, void *arg,
+int uz_dpm_meet_collective(uz_comm *comm, int root, uz_meet_fn meet, void *arg,
                            MPI_Comm *newcomm)
 {
     if (comm->is_inter)
-        return uz_err_make(MPI_ERR_COMM, "%s: comm must be an intracommunicator", fn);
+        return uz_err_make(MPI_ERR_COMM, "comm must be an intracommunicator");
     if (root < 0 || root >= comm->size)
-        return uz_err_make(MPI_ERR_ROOT, "%s: invalid root %d for a communicator of size %d", fn, root,
+        return uz_err_make(MPI_ERR_ROOT, "invalid root %d for a communicator of size %d", root,
                            comm->size);
     uz_datatype *bytes = uz_datatype_get(MPI_BYTE), *ints = uz_datatype_get(MPI_INT);
     char *mine = calloc(1, UZ_PROC_DESC_MAX);
@@ -144,7 +144,7 @@ int uz_dpm_meet_collective(const char *fn, uz_comm *comm, int root, uz_meet_fn m
     if (!mine || (is_root && !local.descs)) {
         free(mine);
         free(local.descs);
-        return no_mem(fn);
+        return no_mem();
     }
     /* A member that cannot describe itself still takes part, with an
      * empty descriptor, so that nobody waits for it; the root then fails. */
@@ -157,8 +157,8 @@ int uz_dpm_meet_collective(const char *fn, uz_comm *comm, int root, uz_meet_fn m
     if (is_root && !err) {
         for (int i = 0; i < comm->size && !root_err; i++)
             if (!local.descs[(size_t)i * UZ_PROC_DESC_MAX])
-                root_err = own ? own : uz_err_make(MPI_ERR_OTHER, "%s: rank %d cannot be reached by "
-                                                   "other jobs (see its error)", fn, i);
+                root_err = own ? own : uz_err_make(MPI_ERR_OTHER, "rank %d cannot be reached by "
+                                                   "other jobs (see its error)", i);
         if (!root_err)
             root_err = meet(arg, &local, &remote, &o.tag);
         o.err_class = root_err ? uz_err_class(root_err) : MPI_SUCCESS;
@@ -172,15 +172,22 @@ int uz_dpm_meet_collective(const char *fn, uz_comm *comm, int root, uz_meet_fn m
         return err;
     }
     if (o.err_class) {
+        /* Every member says why: the root's message travels with its class
+         * (an error code means something only where it was made). */
+        char why[MPI_MAX_ERROR_STRING] = "";
         free(remote.descs);
-        return is_root ? root_err : uz_err_make(o.err_class, "%s: the root (rank %d) failed; its error "
-                                               "says why", fn, root);
+        if (is_root)
+            uz_err_string(root_err, why, (int)sizeof(why));
+        if ((err = uz_coll_bcast(why, (MPI_Count)sizeof(why), bytes, root, comm)))
+            return is_root ? root_err : err;
+        why[sizeof(why) - 1] = '\0';
+        return is_root ? root_err : uz_err_make(o.err_class, "the root (rank %d) failed: %s", root, why);
     }
     if (!is_root && !(remote.descs = malloc((size_t)o.n * UZ_PROC_DESC_MAX)))
-        return no_mem(fn);              /* the others then fail in the agreement */
+        return no_mem();              /* the others then fail in the agreement */
     err = uz_coll_bcast(remote.descs, (MPI_Count)o.n * UZ_PROC_DESC_MAX, bytes, root, comm);
     if (!err)
-        err = make_intercomm(fn, comm, root, &o, remote.descs, newcomm);
+        err = make_intercomm(comm, root, &o, remote.descs, newcomm);
     free(remote.descs);
     return err;
 }
@@ -188,7 +195,6 @@ int uz_dpm_meet_collective(const char *fn, uz_comm *comm, int root, uz_meet_fn m
 /* ------------------------------------------------------------ accept, connect */
 
 struct port_arg {
-    const char *fn;
     const char *port_name;
 };
 
@@ -200,8 +206,8 @@ static int meet_accept(void *arg, const struct uz_meet_side *mine, struct uz_mee
     int fd = uz_port_listener(a->port_name, &secret);
     uz_unlock();
     if (fd < 0)
-        return uz_err_make(MPI_ERR_PORT, "%s: \"%.100s\" is not a port this process opened (MPI_Open_port "
-                           "at the root)", a->fn, a->port_name);
+        return uz_err_make(MPI_ERR_PORT, "\"%.100s\" is not a port this process opened (MPI_Open_port "
+                           "at the root)", a->port_name);
     return uz_meet_accept(fd, secret, mine, theirs, tag);
 }
 
@@ -216,14 +222,14 @@ static int meet_connect(void *arg, const struct uz_meet_side *mine, struct uz_me
 int uz_mpi_Comm_accept(const char *port_name, uz_info *info, int root, uz_comm *comm, MPI_Comm *newcomm)
 {
     (void)info;
-    struct port_arg a = { "MPI_Comm_accept", port_name };
-    return uz_dpm_meet_collective(a.fn, comm, root, meet_accept, &a, newcomm);
+    struct port_arg a = { port_name };
+    return uz_dpm_meet_collective(comm, root, meet_accept, &a, newcomm);
 }
 
 int uz_dpm_connect(const char *port_name, uz_comm *comm, int root, MPI_Comm *newcomm)
 {
-    struct port_arg a = { "MPI_Comm_connect", port_name };
-    return uz_dpm_meet_collective(a.fn, comm, root, meet_connect, &a, newcomm);
+    struct port_arg a = { port_name };
+    return uz_dpm_meet_collective(comm, root, meet_connect, &a, newcomm);
 }
 
 int uz_mpi_Comm_connect(const char *port_name, uz_info *info, int root, uz_comm *comm, MPI_Comm *newcomm)

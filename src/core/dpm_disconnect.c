@@ -61,9 +61,9 @@ int uz_mpi_Comm_disconnect(MPI_Comm *comm)
 {
     uz_comm *c = uz_comm_get(*comm);
     if (!c)
-        return uz_err_make(MPI_ERR_COMM, "MPI_Comm_disconnect: invalid communicator (argument comm)");
+        return uz_err_make(MPI_ERR_COMM, "invalid communicator (argument comm)");
     if (c == &uz_comm_world || c == &uz_comm_self)
-        return uz_err_make(MPI_ERR_COMM, "MPI_Comm_disconnect: cannot disconnect the predefined "
+        return uz_err_make(MPI_ERR_COMM, "cannot disconnect the predefined "
                            "communicator %s", c->name);
     int err = uz_coll_barrier(c);
     if (err)

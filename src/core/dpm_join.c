@@ -15,6 +15,6 @@ static int meet_join(void *arg, const struct uz_meet_side *mine, struct uz_meet_
 int uz_mpi_Comm_join(int fd, MPI_Comm *intercomm)
 {
     if (fd < 0)
-        return uz_err_make(MPI_ERR_ARG, "MPI_Comm_join: invalid fd %d", fd);
-    return uz_dpm_meet_collective("MPI_Comm_join", &uz_comm_self, 0, meet_join, &fd, intercomm);
+        return uz_err_make(MPI_ERR_ARG, "invalid fd %d", fd);
+    return uz_dpm_meet_collective(&uz_comm_self, 0, meet_join, &fd, intercomm);
 }

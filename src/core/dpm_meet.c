@@ -204,19 +204,19 @@ int uz_meet_accept_until(int listen_fd, const uint8_t *secret, const struct uz_m
 {
     for (;;) {
         if (deadline && now_ns() > deadline)
-            return uz_err_make(MPI_ERR_SPAWN, "MPI_Comm_spawn: the spawned processes did not connect back "
+            return uz_err_make(MPI_ERR_SPAWN, "the spawned processes did not connect back "
                                "within %g s (UZURA_PORT_TIMEOUT): they failed to start or died in MPI_Init",
                                uz_config.port_timeout);
         struct pollfd p = { .fd = listen_fd, .events = POLLIN };
         int n = poll(&p, 1, MEET_SLICE_MS);
         if (n < 0 && errno != EINTR)
-            return uz_err_make(MPI_ERR_PORT, "MPI_Comm_accept: waiting on the port failed: %s", strerror(errno));
+            return uz_err_make(MPI_ERR_PORT, "waiting on the port failed: %s", strerror(errno));
         if (n <= 0) {
             progress_once();
             continue;
         }
         if (p.revents & (POLLERR | POLLNVAL))
-            return uz_err_make(MPI_ERR_PORT, "MPI_Comm_accept: the port was closed while waiting on it");
+            return uz_err_make(MPI_ERR_PORT, "the port was closed while waiting on it");
         int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0)
             continue;
@@ -298,9 +298,9 @@ int uz_meet_connect(const struct uz_port_addr *port, const struct uz_meet_side *
             break;
     }
     if (error == ETIMEDOUT)
-        return uz_err_make(MPI_ERR_PORT, "MPI_Comm_connect: nobody accepted on the port within %g s "
+        return uz_err_make(MPI_ERR_PORT, "nobody accepted on the port within %g s "
                            "(UZURA_PORT_TIMEOUT)", uz_config.port_timeout);
-    return uz_err_make(MPI_ERR_PORT, "MPI_Comm_connect: cannot reach the port at %.200s: %s (is the port "
+    return uz_err_make(MPI_ERR_PORT, "cannot reach the port at %.200s: %s (is the port "
                        "closed, or its process gone?)", port->addrs,
                        error == EPIPE ? "the connection was closed during the handshake" : strerror(error));
 }
@@ -312,7 +312,7 @@ int uz_meet_join(int fd, const struct uz_meet_side *mine, struct uz_meet_side *t
     long deadline = deadline_after_timeout();
     int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (dup < 0)
-        return uz_err_make(MPI_ERR_ARG, "MPI_Comm_join: fd %d is not an open descriptor", fd);
+        return uz_err_make(MPI_ERR_ARG, "fd %d is not an open descriptor", fd);
     /* Every call passes MSG_DONTWAIT: the user's descriptor keeps its flags. */
     struct meet_frame f;
     frame_fill(&f, magic_join, NULL, mine->n, 0);
@@ -325,7 +325,7 @@ int uz_meet_join(int fd, const struct uz_meet_side *mine, struct uz_meet_side *t
         e = read_descs(dup, &f, theirs, deadline);
     close(dup);
     if (e)
-        return uz_err_make(MPI_ERR_OTHER, "MPI_Comm_join: the exchange over fd %d failed: %s", fd,
+        return uz_err_make(MPI_ERR_OTHER, "the exchange over fd %d failed: %s", fd,
                            e == EPIPE ? "the other side closed it" : strerror(e));
     /* Both draw the same tag from the two descriptors, in an order both see alike. */
     const char *a = mine->descs, *b = theirs->descs;

@@ -26,7 +26,7 @@
 #include "base/params.h"
 #include "core/info.h"
 
-static int name_dir(const char *fn, char *dir, size_t len)
+static int name_dir(char *dir, size_t len)
 {
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     if (uz_config.name_dir && *uz_config.name_dir)
@@ -36,21 +36,21 @@ static int name_dir(const char *fn, char *dir, size_t len)
     else
         snprintf(dir, len, "/tmp/uzura-names-%u", (unsigned)getuid());
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-        return uz_err_make(MPI_ERR_OTHER, "%s: cannot make the name directory %s: %s", fn, dir, strerror(errno));
+        return uz_err_make(MPI_ERR_OTHER, "cannot make the name directory %s: %s", dir, strerror(errno));
     struct stat st;
     if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
-        return uz_err_make(MPI_ERR_OTHER, "%s: the name directory %s is not a directory private to this "
-                           "user (mode 0700); set UZURA_NAME_DIR to one", fn, dir);
+        return uz_err_make(MPI_ERR_OTHER, "the name directory %s is not a directory private to this "
+                           "user (mode 0700); set UZURA_NAME_DIR to one", dir);
     return MPI_SUCCESS;
 }
 
 /* The file of a service: its name with every byte that is not a letter,
  * a digit, '-' or '_' written as %xx (a service name may hold '/'). */
-static int service_file(const char *fn, const char *service, char *path, size_t len)
+static int service_file(const char *service, char *path, size_t len)
 {
     if (!service || !*service)
-        return uz_err_make(MPI_ERR_ARG, "%s: empty service_name", fn);
-    int err = name_dir(fn, path, len);
+        return uz_err_make(MPI_ERR_ARG, "empty service_name");
+    int err = name_dir(path, len);
     if (err)
         return err;
     size_t used = strlen(path);
@@ -62,7 +62,7 @@ static int service_file(const char *fn, const char *service, char *path, size_t 
                                : snprintf(path + used, len - used, "%%%02x", *c));
     }
     if (used + 4 >= len)
-        return uz_err_make(MPI_ERR_ARG, "%s: service_name is too long", fn);
+        return uz_err_make(MPI_ERR_ARG, "service_name is too long");
     return MPI_SUCCESS;
 }
 
@@ -82,59 +82,56 @@ static int read_port(const char *path, char *port)
 int uz_mpi_Publish_name(const char *service_name, uz_info *info, const char *port_name)
 {
     (void)info;
-    static const char fn[] = "MPI_Publish_name";
     char path[4096], tmp[4200];
-    int err = service_file(fn, service_name, path, sizeof(path));
+    int err = service_file(service_name, path, sizeof(path));
     if (err)
         return err;
     snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
-        return uz_err_make(MPI_ERR_OTHER, "%s: cannot write %s: %s", fn, tmp, strerror(errno));
+        return uz_err_make(MPI_ERR_OTHER, "cannot write %s: %s", tmp, strerror(errno));
     size_t len = strlen(port_name);
     ssize_t n = write(fd, port_name, len);
     close(fd);
     if (n != (ssize_t)len) {
         unlink(tmp);
-        return uz_err_make(MPI_ERR_OTHER, "%s: cannot write %s", fn, tmp);
+        return uz_err_make(MPI_ERR_OTHER, "cannot write %s", tmp);
     }
     int linked = link(tmp, path);
     int e = errno;
     unlink(tmp);
     if (linked != 0 && e == EEXIST)
-        return uz_err_make(MPI_ERR_SERVICE, "%s: service \"%s\" is already published", fn, service_name);
+        return uz_err_make(MPI_ERR_SERVICE, "service \"%s\" is already published", service_name);
     if (linked != 0)
-        return uz_err_make(MPI_ERR_OTHER, "%s: cannot publish %s: %s", fn, path, strerror(e));
+        return uz_err_make(MPI_ERR_OTHER, "cannot publish %s: %s", path, strerror(e));
     return MPI_SUCCESS;
 }
 
 int uz_mpi_Lookup_name(const char *service_name, uz_info *info, char *port_name)
 {
     (void)info;
-    static const char fn[] = "MPI_Lookup_name";
     char path[4096];
-    int err = service_file(fn, service_name, path, sizeof(path));
+    int err = service_file(service_name, path, sizeof(path));
     if (err)
         return err;
     if (read_port(path, port_name) != 0)
-        return uz_err_make(MPI_ERR_NAME, "%s: no service \"%s\" is published", fn, service_name);
+        return uz_err_make(MPI_ERR_NAME, "no service \"%s\" is published", service_name);
     return MPI_SUCCESS;
 }
 
 int uz_mpi_Unpublish_name(const char *service_name, uz_info *info, const char *port_name)
 {
     (void)info;
-    static const char fn[] = "MPI_Unpublish_name";
     char path[4096], port[MPI_MAX_PORT_NAME];
-    int err = service_file(fn, service_name, path, sizeof(path));
+    int err = service_file(service_name, path, sizeof(path));
     if (err)
         return err;
     if (read_port(path, port) != 0)
-        return uz_err_make(MPI_ERR_SERVICE, "%s: service \"%s\" is not published", fn, service_name);
+        return uz_err_make(MPI_ERR_SERVICE, "service \"%s\" is not published", service_name);
     if (strcmp(port, port_name) != 0)
-        return uz_err_make(MPI_ERR_SERVICE, "%s: service \"%s\" is published with another port", fn,
+        return uz_err_make(MPI_ERR_SERVICE, "service \"%s\" is published with another port",
                            service_name);
     if (unlink(path) != 0)
-        return uz_err_make(MPI_ERR_SERVICE, "%s: cannot unpublish \"%s\": %s", fn, service_name, strerror(errno));
+        return uz_err_make(MPI_ERR_SERVICE, "cannot unpublish \"%s\": %s", service_name, strerror(errno));
     return MPI_SUCCESS;
 }

@@ -118,22 +118,22 @@ int uz_port_open(char *port_name)
 {
     struct open_port *p = calloc(1, sizeof(*p));
     if (!p)
-        return uz_err_make(MPI_ERR_NO_MEM, "MPI_Open_port: out of memory");
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory");
     if (getrandom(p->secret, sizeof(p->secret), 0) != (ssize_t)sizeof(p->secret)) {
         free(p);
-        return uz_err_make(MPI_ERR_OTHER, "MPI_Open_port: cannot draw a secret (getrandom failed)");
+        return uz_err_make(MPI_ERR_OTHER, "cannot draw a secret (getrandom failed)");
     }
     uint16_t port;
     p->fd = listen_any(&port);
     if (p->fd < 0) {
         int e = errno;
         free(p);
-        return uz_err_make(MPI_ERR_OTHER, "MPI_Open_port: cannot listen on a tcp port: %s", strerror(e));
+        return uz_err_make(MPI_ERR_OTHER, "cannot listen on a tcp port: %s", strerror(e));
     }
     if (write_name(p, port) != 0) {
         close(p->fd);
         free(p);
-        return uz_err_make(MPI_ERR_OTHER, "MPI_Open_port: this host has no IPv4 address to publish");
+        return uz_err_make(MPI_ERR_OTHER, "this host has no IPv4 address to publish");
     }
     snprintf(port_name, MPI_MAX_PORT_NAME, "%s", p->name);
     uz_lock();
@@ -162,5 +162,5 @@ int uz_port_close(const char *port_name)
         }
     }
     uz_unlock();
-    return uz_err_make(MPI_ERR_PORT, "MPI_Close_port: \"%.100s\" is not a port this process opened", port_name);
+    return uz_err_make(MPI_ERR_PORT, "\"%.100s\" is not a port this process opened", port_name);
 }

@@ -39,7 +39,6 @@ uz_comm *uz_dpm_parent;
 
 /* What the root needs to start the programs, and what it learns. */
 struct spawn_arg {
-    const char *fn;
     int count;
     struct uz_pmi_spawn_cmd *cmds;
     int total;                          /* processes asked for */
@@ -60,10 +59,10 @@ static void refused_codes(const struct spawn_arg *a, const int *failed, int err)
     for (int i = 0, p = 0; i < a->count; i++)
         for (int k = 0; k < a->cmds[i].maxprocs; k++, p++)
             a->errcodes[p] = failed[i]
-                ? uz_err_make(MPI_ERR_SPAWN, "%s: program '%s' could not be started: %s", a->fn,
+                ? uz_err_make(MPI_ERR_SPAWN, "program '%s' could not be started: %s",
                               a->cmds[i].command, uz_pmi_last_error())
-                : uz_err_make(MPI_ERR_SPAWN, "%s: not started, because another program of the "
-                              "same spawn could not be", a->fn);
+                : uz_err_make(MPI_ERR_SPAWN, "not started, because another program of the "
+                              "same spawn could not be");
     (void)err;
 }
 
@@ -77,14 +76,14 @@ static int meet_spawn(void *arg, const struct uz_meet_side *mine, struct uz_meet
     int *failed = calloc((size_t)a->count, sizeof(int));
     if (!failed) {
         uz_port_close(port);
-        return uz_err_make(MPI_ERR_NO_MEM, "%s: out of memory", a->fn);
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory");
     }
     int rc = uz_pmi_spawn(a->cmds, a->count, parent_key, port, failed);
     if (rc) {
         refused_codes(a, failed, rc);
         free(failed);
         uz_port_close(port);
-        return uz_err_make(rc == -ENOTSUP ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_ERR_SPAWN, "%s: %s", a->fn,
+        return uz_err_make(rc == -ENOTSUP ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_ERR_SPAWN, "%s",
                            uz_pmi_last_error());
     }
     free(failed);
@@ -98,7 +97,7 @@ static int meet_spawn(void *arg, const struct uz_meet_side *mine, struct uz_meet
     if (!err && theirs->n != a->total) {
         free(theirs->descs);
         theirs->descs = NULL;
-        err = uz_err_make(MPI_ERR_SPAWN, "%s: %d processes connected back, %d were asked for", a->fn,
+        err = uz_err_make(MPI_ERR_SPAWN, "%d processes connected back, %d were asked for",
                           theirs->n, a->total);
     }
     for (int p = 0; p < a->total; p++)
@@ -129,9 +128,9 @@ static int spawn_collective(struct spawn_arg *a, int root, uz_comm *comm, MPI_Co
 {
     int is_root = comm->rank == root;
     if (is_root && !(a->errcodes = calloc((size_t)(a->total > 0 ? a->total : 1), sizeof(int))))
-        return uz_err_make(MPI_ERR_NO_MEM, "%s: out of memory", a->fn);
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory");
     *intercomm = MPI_COMM_NULL;
-    int err = uz_dpm_meet_collective(a->fn, comm, root, meet_spawn, a, intercomm);
+    int err = uz_dpm_meet_collective(comm, root, meet_spawn, a, intercomm);
     /* The codes reach every member: the number first, as only the root
      * knows how many processes were asked for.  An error code means
      * something only in the process that made it, so a failure travels as
@@ -157,10 +156,10 @@ static int spawn_collective(struct spawn_arg *a, int root, uz_comm *comm, MPI_Co
 
 /* ------------------------------------------------------------ the root's arguments */
 
-static int check_maxprocs(const char *fn, int maxprocs)
+static int check_maxprocs(int maxprocs)
 {
     return maxprocs > 0 ? MPI_SUCCESS
-                        : uz_err_make(MPI_ERR_SPAWN, "%s: maxprocs %d: must be at least 1", fn, maxprocs);
+                        : uz_err_make(MPI_ERR_SPAWN, "maxprocs %d: must be at least 1", maxprocs);
 }
 
 /* The info keys a process manager is handed (Uzura's mpiexec takes host,
@@ -199,24 +198,24 @@ static void cmds_free(struct uz_pmi_spawn_cmd *cmds, int count)
 int uz_mpi_Comm_spawn(const char *command, char *argv[], int maxprocs, uz_info *info, int root, uz_comm *comm,
                       MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    struct spawn_arg a = { .fn = "MPI_Comm_spawn", .count = 1 };
+    struct spawn_arg a = { .count = 1 };
     if (comm->is_inter)
-        return uz_err_make(MPI_ERR_COMM, "MPI_Comm_spawn: comm must be an intracommunicator");
+        return uz_err_make(MPI_ERR_COMM, "comm must be an intracommunicator");
     int err = MPI_SUCCESS;
     if (comm->rank == root) {
         if (!command || !*command)
-            err = uz_err_make(MPI_ERR_SPAWN, "MPI_Comm_spawn: empty command");
+            err = uz_err_make(MPI_ERR_SPAWN, "empty command");
         if (!err)
-            err = check_maxprocs(a.fn, maxprocs);
+            err = check_maxprocs(maxprocs);
         if (!err && !(a.cmds = calloc(1, sizeof(*a.cmds))))
-            err = uz_err_make(MPI_ERR_NO_MEM, "MPI_Comm_spawn: out of memory");
+            err = uz_err_make(MPI_ERR_NO_MEM, "out of memory");
         if (!err) {
             a.cmds[0] = (struct uz_pmi_spawn_cmd){ .command = command, .argv = argv, .maxprocs = maxprocs };
             cmd_info(&a.cmds[0], info);
             a.total = maxprocs;
         }
     }
-    int rc = err ? uz_dpm_meet_collective(a.fn, comm, root, meet_refuse, &err, intercomm)
+    int rc = err ? uz_dpm_meet_collective(comm, root, meet_refuse, &err, intercomm)
                  : spawn_collective(&a, root, comm, intercomm, array_of_errcodes);
     cmds_free(a.cmds, a.count);
     return err ? err : rc;
@@ -226,19 +225,19 @@ int uz_mpi_Comm_spawn_multiple(int count, char *array_of_commands[], char **arra
                                const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
                                uz_comm *comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    struct spawn_arg a = { .fn = "MPI_Comm_spawn_multiple", .count = count };
+    struct spawn_arg a = { .count = count };
     if (comm->is_inter)
-        return uz_err_make(MPI_ERR_COMM, "MPI_Comm_spawn_multiple: comm must be an intracommunicator");
+        return uz_err_make(MPI_ERR_COMM, "comm must be an intracommunicator");
     int err = MPI_SUCCESS;
     if (comm->rank == root) {
         if (count <= 0)
-            err = uz_err_make(MPI_ERR_ARG, "MPI_Comm_spawn_multiple: count %d: must be at least 1", count);
+            err = uz_err_make(MPI_ERR_ARG, "count %d: must be at least 1", count);
         if (!err && !(a.cmds = calloc((size_t)(count > 0 ? count : 1), sizeof(*a.cmds))))
-            err = uz_err_make(MPI_ERR_NO_MEM, "MPI_Comm_spawn_multiple: out of memory");
+            err = uz_err_make(MPI_ERR_NO_MEM, "out of memory");
         for (int i = 0; !err && i < count; i++) {
             if (!array_of_commands[i] || !*array_of_commands[i])
-                err = uz_err_make(MPI_ERR_SPAWN, "MPI_Comm_spawn_multiple: command %d is empty", i);
-            else if (!(err = check_maxprocs(a.fn, array_of_maxprocs[i]))) {
+                err = uz_err_make(MPI_ERR_SPAWN, "command %d is empty", i);
+            else if (!(err = check_maxprocs(array_of_maxprocs[i]))) {
                 a.cmds[i] = (struct uz_pmi_spawn_cmd){
                     .command = array_of_commands[i],
                     .argv = array_of_argv == MPI_ARGVS_NULL ? NULL : array_of_argv[i],
@@ -249,7 +248,7 @@ int uz_mpi_Comm_spawn_multiple(int count, char *array_of_commands[], char **arra
             }
         }
     }
-    int rc = err ? uz_dpm_meet_collective(a.fn, comm, root, meet_refuse, &err, intercomm)
+    int rc = err ? uz_dpm_meet_collective(comm, root, meet_refuse, &err, intercomm)
                  : spawn_collective(&a, root, comm, intercomm, array_of_errcodes);
     cmds_free(a.cmds, comm->rank == root ? count : 0);
     return err ? err : rc;

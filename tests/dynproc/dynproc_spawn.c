@@ -7,11 +7,14 @@
  * allreduce; both sides disconnect.  Then: MPI_Comm_spawn_multiple with
  * two programs (the children check their MPI_APPNUM and world size), and
  * spawns of a missing program, which fail with MPI_ERR_SPAWN and error
- * codes saying which processes' program was at fault.
+ * codes saying which processes' program was at fault; info keys wdir,
+ * path and host (this host is accepted, another refused).
  */
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "uztest.h"
 
@@ -37,7 +40,11 @@ static int child(const char *role)
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
     CHECK(flag && *usize >= size, "MPI_UNIVERSE_SIZE");
     MPI_Comm_remote_size(parent, &nparents);
-    if (strcmp(role, "child") == 0) {
+    if (strcmp(role, "childW") == 0) {
+        char cwd[4096];
+        CHECK(getcwd(cwd, sizeof cwd) && strcmp(cwd, "/") == 0, "info wdir=/ not honoured: %s", cwd);
+        CHECK_MPI(MPI_Barrier(parent));
+    } else if (strcmp(role, "child") == 0) {
         CHECK_EQ(size, NCHILD);
         unsigned char buf[MSG];
         uzt_fill(buf, MSG, rank, 77);
@@ -170,6 +177,37 @@ static void spawn_missing(const char *self)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* wdir, path (the program named without its directory) and host. */
+static void spawn_info(const char *self)
+{
+    char dir[4096], base[4096];
+    snprintf(dir, sizeof dir, "%s", self);
+    snprintf(base, sizeof base, "%s", self);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "wdir", "/");
+    MPI_Info_set(info, "path", dirname(dir));
+    MPI_Info_set(info, "host", "localhost");
+    char *args[] = { "childW", NULL };
+    MPI_Comm inter;
+    int code = -1;
+    CHECK_MPI(MPI_Comm_spawn(basename(base), args, 1, info, 0, MPI_COMM_WORLD, &inter, &code));
+    CHECK_EQ(code, MPI_SUCCESS);
+    CHECK_MPI(MPI_Barrier(inter));
+    CHECK_MPI(MPI_Comm_disconnect(&inter));
+
+    MPI_Info_set(info, "host", "uzura-no-such-host.invalid");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Comm_spawn(self, args, 1, info, 0, MPI_COMM_WORLD, &inter, &code);
+    CHECK_EQ(error_class(rc), MPI_ERR_SPAWN);
+    char text[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(rc, text, &len);
+    CHECK(strstr(text, "uzura-no-such-host.invalid") != NULL, "refused host: %s", text);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -183,5 +221,6 @@ int main(int argc, char **argv)
     spawn_one(argv[0]);
     spawn_two_programs(argv[0]);
     spawn_missing(argv[0]);
+    spawn_info(argv[0]);
     return uzt_finish("dynproc_spawn");
 }
