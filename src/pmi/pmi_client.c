@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -134,8 +135,10 @@ int uz_pmi_spawn(const struct uz_pmi_spawn_cmd *cmds, int ncmds, const char *pre
     if (!err && !client.backend->spawn)
         err = client.info.singleton
             ? uz_pmi_fail(-ENOTSUP, "no process manager to start processes: run the program with mpiexec")
-            : uz_pmi_fail(-ENOTSUP, "the process manager (reached through %s) offers no spawn that Uzura "
-                          "speaks yet; run under Uzura's mpiexec or MPICH's Hydra (PMI-1)", client.backend->name);
+            : uz_pmi_fail(-ENOTSUP, "the process manager (%s, reached through %s) offers no spawn that "
+                          "Uzura speaks yet; run under Uzura's mpiexec or MPICH's Hydra (PMI-1)",
+                          getenv("SLURM_JOB_ID") ? "Slurm" : getenv("PMIX_NAMESPACE") ? "a PMIx server"
+                          : "the launcher", client.backend->name);
     if (!err)
         err = client.backend->spawn(cmds, ncmds, preput_key, preput_value, failed);
     pthread_mutex_unlock(&client_lock);
