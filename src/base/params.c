@@ -253,6 +253,14 @@ const struct uz_param uz_params[] = {
       "Bytes per rank in a communicator's shared collective area (larger messages go through in pieces)", NULL,
       FIELD(coll_shm_slot), UZ_PARAM_TUNABLE },
 
+    /* Dynamic processes: ports, names, spawn (docs/dynamic-processes.md) */
+    { "PORT_TIMEOUT", UZ_PARAM_DOUBLE, "60",
+      "MPI_Comm_connect: seconds to reach the port and be accepted before failing with MPI_ERR_PORT; also how long an accepting root waits for a connecting process to introduce itself",
+      NULL, FIELD(port_timeout), UZ_PARAM_TUNABLE },
+    { "NAME_DIR", UZ_PARAM_STRING, "",
+      "MPI_Publish_name without a name service in the launcher: the directory of published names (empty: $XDG_RUNTIME_DIR/uzura-names, else /tmp/uzura-names-<uid>; created private to the user)",
+      NULL, FIELD(name_dir), UZ_PARAM_TUNABLE },
+
     /* Topology and binding (docs/binding.md); BIND_TO and MAP_BY are read by mpiexec. */
     { "HWLOC", UZ_PARAM_BOOL, "1",
       "Read the machine's topology with hwloc (libhwloc.so.15) when it can be loaded; 0: from /sys", NULL,

@@ -136,6 +136,9 @@ struct uz_config {
     int local_size;
     int node_id;
     int num_nodes;
+    /* dynamic processes (src/core/dpm_*.c) */
+    double port_timeout;        /* UZURA_PORT_TIMEOUT, seconds */
+    char *name_dir;             /* UZURA_NAME_DIR */
     /* topology and binding */
     int hwloc;                  /* UZURA_HWLOC: try hwloc before /sys */
     char *bind_to;              /* UZURA_BIND_TO, UZURA_MAP_BY: mpiexec's; listed here */

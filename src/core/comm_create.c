@@ -17,6 +17,7 @@
 #include "base/lock.h"
 #include "coll/coll.h"
 #include "core/comm_impl.h"
+#include "core/dpm.h"
 #include "core/info.h"
 #include "core/topo.h"
 #include "core/p2p_bsend.h"
@@ -471,6 +472,7 @@ int uz_mpi_Comm_free(MPI_Comm *comm)
     if (err)
         return err;
     *comm = MPI_COMM_NULL;
+    uz_dpm_forget(c);                   /* MPI_Comm_get_parent says MPI_COMM_NULL from now on */
     uz_comm_release(c);
     return MPI_SUCCESS;
 }

@@ -30,6 +30,7 @@
 #include "core/comm_impl.h"
 #include "core/info.h"
 #include "core/session.h"
+#include "pt2pt/proc_table.h"
 
 static int no_mem(void)
 {
@@ -193,11 +194,12 @@ int uz_mpi_Intercomm_merge(uz_comm *intercomm, int high, MPI_Comm *newintracomm)
     int remote_high = bytes >= sizeof(int) ? *theirs != 0 : 0;
     uz_agree_free_unlocked(a);
 
-    /* The "low" group comes first; on a tie, the group whose leader has
-     * the lower world rank (both sides compute the same). */
+    /* The "low" group comes first; on a tie, the group whose leader comes
+     * first in the order of processes, which both sides compute alike
+     * even when the groups are of two jobs (pt2pt/proc_table.h). */
     const uz_group *lg = intercomm->local_group, *rg = intercomm->remote_group;
     int local_first = flag != remote_high ? !flag
-                    : uz_group_world_rank(lg, 0) < uz_group_world_rank(rg, 0);
+                    : uz_proc_order(uz_group_world_rank(lg, 0), uz_group_world_rank(rg, 0)) < 0;
     const uz_group *first = local_first ? lg : rg, *second = local_first ? rg : lg;
     int n = first->size + second->size;
     int *w = malloc(sizeof(int) * (size_t)n);

@@ -1,8 +1,7 @@
 /*
  * comm_query.c — what a program can ask of a communicator beyond rank and
  * size: its groups, whether it is an intercommunicator, how it compares
- * with another, its info hints, and its parent (none: Uzura does not
- * spawn processes yet).
+ * with another and its info hints (its parent: dpm_spawn.c).
  */
 #include <stdlib.h>
 
@@ -68,12 +67,6 @@ int uz_mpi_Comm_compare(uz_comm *comm1, uz_comm *comm2, int *result)
         *result = MPI_SIMILAR;
     else
         *result = MPI_UNEQUAL;
-    return MPI_SUCCESS;
-}
-
-int uz_mpi_Comm_get_parent(MPI_Comm *parent)
-{
-    *parent = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 

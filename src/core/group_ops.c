@@ -15,6 +15,7 @@
 #include "base/runtime.h"
 #include "core/comm_impl.h"
 #include "core/session.h"
+#include "pt2pt/proc_table.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -59,10 +60,11 @@ int uz_group_same(const uz_group *a, const uz_group *b)
 /* index[w] = rank of world rank w in g, or -1; caller frees. */
 static int *world_index(const uz_group *g)
 {
-    int *index = malloc(sizeof(int) * (size_t)(uz_rt.world_size > 0 ? uz_rt.world_size : 1));
+    int n = uz_proc_count();            /* processes of other jobs too */
+    int *index = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (!index)
         return NULL;
-    memset(index, 0xff, sizeof(int) * (size_t)uz_rt.world_size);
+    memset(index, 0xff, sizeof(int) * (size_t)n);
     for (int i = 0; i < g->size; i++)
         index[uz_group_world_rank(g, i)] = i;
     return index;

@@ -15,6 +15,7 @@
 #include "base/errors.h"
 #include "base/runtime.h"
 #include "core/comm.h"
+#include "core/dpm.h"
 #include "core/info.h"
 #include "core/runtime_start.h"
 #include "datatype/datatype.h"
@@ -42,6 +43,8 @@ static int init_common(int *argc, char ***argv, int required, int *provided)
         return err;
     uz_rt.main_thread = pthread_self();
     uz_info_env_init();         /* a session may have started the runtime without argv */
+    if ((err = uz_dpm_init_parent()))   /* a spawned job connects to its parents */
+        return err;
     world_thread_level = level;
     *provided = level;
     atomic_store(&world_state, UZ_STATE_RUNNING);

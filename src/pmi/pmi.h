@@ -58,6 +58,25 @@ int uz_pmi_get(const char *key, char *value, size_t value_len);
  * must use the same epoch for the same exchange. */
 void uz_pmi_key_epoch(unsigned epoch);
 
+/* One program of a spawn (MPI_Comm_spawn_multiple's entries). */
+struct uz_pmi_spawn_cmd {
+    const char *command;
+    char **argv;                        /* its arguments, NULL-terminated, or NULL */
+    int maxprocs;
+    int ninfo;                          /* info keys passed to the process manager */
+    const char *const *info_keys;
+    const char *const *info_values;
+};
+
+/* Ask the process manager to start one new job running these programs
+ * (cmds[0]'s processes first), with preput_key=preput_value in its
+ * key-value space before it starts.  0 when it started; otherwise a
+ * negative errno value, and failed[i] (ncmds entries, may be NULL) is 1
+ * for each program that caused it.  -ENOTSUP when the process manager
+ * offers no spawn (the message names it). */
+int uz_pmi_spawn(const struct uz_pmi_spawn_cmd *cmds, int ncmds, const char *preput_key,
+                 const char *preput_value, int *failed);
+
 /* Tell the process manager that this rank finished cleanly. */
 int uz_pmi_finalize(void);
 

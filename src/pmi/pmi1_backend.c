@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct {
@@ -168,6 +169,98 @@ static void pmi1_abort(int exit_code, const char *message)
         uz_pmi_abort_wait();
 }
 
+/* ------------------------------------------------------------ spawn */
+
+/* Append "key=value\n" to a block; -1 when it does not fit. */
+static int block_add(char *block, size_t cap, size_t *used, const char *key, const char *value)
+{
+    int n = snprintf(block + *used, cap - *used, "%s=%s\n", key, value);
+    if (n < 0 || (size_t)n >= cap - *used || strchr(value, '\n'))
+        return -1;
+    *used += (size_t)n;
+    return 0;
+}
+
+/* One "mcmd=spawn" block per program, as MPICH's simple PMI writes them
+ * and Hydra (and Uzura's mpiexec) read them; the server answers once,
+ * after the last (spawnssofar == totspawns).  Uzura's mpiexec adds
+ * failed=<indices> to a refusal, saying which programs caused it. */
+static int pmi1_spawn(const struct uz_pmi_spawn_cmd *cmds, int ncmds, const char *preput_key,
+                      const char *preput_value, int *failed)
+{
+    enum { BLOCK = 4 * UZ_PMI_LINE_MAX };
+    char *block = malloc(BLOCK), num[32], key[32];
+    if (!block)
+        return uz_pmi_fail(-ENOMEM, "PMI: out of memory for a spawn request");
+    int err = 0;
+    for (int i = 0; i < ncmds && !err; i++) {
+        size_t used = 0;
+        int argc = 0, bad = 0;
+        while (cmds[i].argv && cmds[i].argv[argc])
+            argc++;
+        bad |= block_add(block, BLOCK, &used, "mcmd", "spawn");
+        snprintf(num, sizeof num, "%d", cmds[i].maxprocs);
+        bad |= block_add(block, BLOCK, &used, "nprocs", num);
+        bad |= block_add(block, BLOCK, &used, "execname", cmds[i].command);
+        snprintf(num, sizeof num, "%d", ncmds);
+        bad |= block_add(block, BLOCK, &used, "totspawns", num);
+        snprintf(num, sizeof num, "%d", i + 1);
+        bad |= block_add(block, BLOCK, &used, "spawnssofar", num);
+        snprintf(num, sizeof num, "%d", argc);
+        bad |= block_add(block, BLOCK, &used, "argcnt", num);
+        for (int a = 0; a < argc; a++) {
+            snprintf(key, sizeof key, "arg%d", a + 1);
+            bad |= block_add(block, BLOCK, &used, key, cmds[i].argv[a]);
+        }
+        bad |= block_add(block, BLOCK, &used, "preput_num", "1");
+        bad |= block_add(block, BLOCK, &used, "preput_key_0", preput_key);
+        bad |= block_add(block, BLOCK, &used, "preput_val_0", preput_value);
+        snprintf(num, sizeof num, "%d", cmds[i].ninfo);
+        bad |= block_add(block, BLOCK, &used, "info_num", num);
+        for (int k = 0; k < cmds[i].ninfo; k++) {
+            snprintf(key, sizeof key, "info_key_%d", k);
+            bad |= block_add(block, BLOCK, &used, key, cmds[i].info_keys[k]);
+            snprintf(key, sizeof key, "info_val_%d", k);
+            bad |= block_add(block, BLOCK, &used, key, cmds[i].info_values[k]);
+        }
+        if (used + sizeof("endcmd\n") <= BLOCK)
+            memcpy(block + used, "endcmd\n", sizeof("endcmd\n"));
+        else
+            bad = -1;
+        if (bad)
+            err = uz_pmi_fail(-E2BIG, "PMI: the spawn request for '%.80s' does not fit in %d bytes, or an "
+                              "argument holds a newline", cmds[i].command, BLOCK);
+        else if (i + 1 < ncmds)
+            err = uz_pmi_conn_send(&pmi1.conn, block, "spawn");
+    }
+    struct uz_pmi_reply reply;
+    int rc = 0;
+    if (!err)
+        err = uz_pmi_request(&pmi1.conn, "spawn", block, "spawn_result", UZ_PMI_RC_LEFT_TO_CALLER, &reply);
+    free(block);
+    if (!err)
+        err = uz_pmi_reply_rc(&reply, &rc);
+    if (err || rc == 0)
+        return err;
+    const char *which = uz_pmi_line_value(&reply.line, "failed");
+    for (int i = 0; failed && i < ncmds; i++)
+        failed[i] = 0;
+    for (const char *c = which; c && *c && failed;) {
+        char *end;
+        long idx = strtol(c, &end, 10);
+        if (end == c)
+            break;
+        if (idx >= 0 && idx < ncmds)
+            failed[idx] = 1;
+        c = *end == ',' ? end + 1 : end;
+    }
+    const char *msg = uz_pmi_line_value(&reply.line, "msg");
+    char text[512];
+    snprintf(text, sizeof text, "%s", msg ? msg : "no reason given");
+    uz_pmi_percent_decode(text);
+    return uz_pmi_fail(-ECHILD, "the process manager could not start the processes: %s", text);
+}
+
 const struct uz_pmi_backend uz_pmi1_backend = {
     .name = "PMI-1",
     .init = pmi1_init,
@@ -176,4 +269,5 @@ const struct uz_pmi_backend uz_pmi1_backend = {
     .get = pmi1_get,
     .finalize = pmi1_finalize,
     .abort = pmi1_abort,
+    .spawn = pmi1_spawn,
 };

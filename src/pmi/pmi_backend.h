@@ -38,6 +38,9 @@ struct uz_pmi_backend {
      * lost), and the client then exits itself.  Prints the message with
      * uz_pmi_abort_print unless the server shows it. */
     void (*abort)(int exit_code, const char *message);
+    /* Optional (NULL: this process manager offers none): uz_pmi_spawn. */
+    int (*spawn)(const struct uz_pmi_spawn_cmd *cmds, int ncmds, const char *preput_key,
+                 const char *preput_value, int *failed);
 };
 
 extern const struct uz_pmi_backend uz_pmi1_backend;

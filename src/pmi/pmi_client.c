@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -144,6 +145,24 @@ int uz_pmi_get(const char *key, char *value, size_t value_len)
     int err = require_ready("uz_pmi_get");
     if (!err && !(err = key_check(key)))
         err = client.backend->get(key, value, value_len);
+    pthread_mutex_unlock(&client_lock);
+    return err;
+}
+
+int uz_pmi_spawn(const struct uz_pmi_spawn_cmd *cmds, int ncmds, const char *preput_key,
+                 const char *preput_value, int *failed)
+{
+    pthread_mutex_lock(&client_lock);
+    int err = require_ready("uz_pmi_spawn");
+    if (!err && !client.backend->spawn)
+        err = client.info.singleton
+            ? uz_pmi_fail(-ENOTSUP, "no process manager to start processes: run the program with mpiexec")
+            : uz_pmi_fail(-ENOTSUP, "the process manager (%s, reached through %s) offers no spawn that "
+                          "Uzura speaks yet; run under Uzura's mpiexec or MPICH's Hydra (PMI-1)",
+                          getenv("SLURM_JOB_ID") ? "Slurm" : getenv("PMIX_NAMESPACE") ? "a PMIx server"
+                          : "the launcher", client.backend->name);
+    if (!err)
+        err = client.backend->spawn(cmds, ncmds, preput_key, preput_value, failed);
     pthread_mutex_unlock(&client_lock);
     return err;
 }

@@ -22,6 +22,7 @@ struct uz_path {
     const struct uz_transport_ops *ops;
     struct uz_transport_caps caps;
     int peers;                          /* ranks it reaches (self included for self) */
+    char *card;                         /* a network's card for this process, or NULL */
 };
 
 /* The open transports, in the order they were opened (self, host,
@@ -62,6 +63,15 @@ int uz_path_get(int world, const struct iovec *local, int nlocal, const struct i
                 struct uz_rma_completion *comp);
 /* Would uz_path_get with `world` copy (rather than say -ENOTSUP)? */
 int uz_path_can_get(int world);
+
+/* Make process `world` (a rank, or a process of another job) reached by
+ * `path`, which names it `addr` (pt2pt_init.c). */
+void uz_path_reach(int world, struct uz_path *path, int addr);
+/* The path of network `t`, opening it now when wire-up did not (for
+ * processes of other jobs, proc_table.c). */
+int uz_path_open_network(const struct uz_transport_ops *t, struct uz_path **out);
+/* The job's key (pt2pt_init.c). */
+const uint8_t *uz_pt2pt_job_key(void);
 
 /* The transport reaching a peer (NULL when none does). */
 static inline const struct uz_transport_ops *uz_path_ops(const struct uz_peer *p)

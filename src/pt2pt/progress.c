@@ -60,6 +60,11 @@ static void collect_members(void)
     }
 }
 
+void uz_progress_paths_changed(void)
+{
+    collect_members();
+}
+
 void uz_progress_configure(int oversubscribed)
 {
     collect_members();

@@ -9,4 +9,8 @@
  * whether this host has more ranks than processors. */
 void uz_progress_configure(int oversubscribed);
 
+/* A transport opened after wire-up (proc_table.c): progress and waiting
+ * take it in. */
+void uz_progress_paths_changed(void);
+
 #endif /* UZ_PT2PT_PROGRESS_H */

@@ -34,6 +34,7 @@
 #include "pt2pt/match.h"
 #include "pt2pt/net_choice.h"
 #include "pt2pt/path.h"
+#include "pt2pt/proc_table.h"
 #include "pt2pt/progress.h"
 #include "pt2pt/protocol.h"
 #include "pt2pt/pt2pt.h"
@@ -68,6 +69,11 @@ const struct uz_upcalls uz_pt2pt_upcalls = {
 /* The job's key (from mpiexec's UZURA_JOB_KEY, or agreed through PMI):
  * network transports drop whatever does not carry it. */
 static uint8_t job_key[UZ_NET_KEY_BYTES];
+
+const uint8_t *uz_pt2pt_job_key(void)
+{
+    return job_key;
+}
 
 static int fence(void)
 {
@@ -297,6 +303,7 @@ static const struct uz_transport_ops *transport_of_reach(enum uz_reach reach)
     return NULL;
 }
 
+static int read_card(const char *transport, int world, struct uz_net_peer_card *out);
 static struct uz_transport_setup base_setup(void)
 {
     return (struct uz_transport_setup){
@@ -316,7 +323,7 @@ static int traffic_slot(const struct uz_transport_ops *t)
 }
 
 /* A rank reached by `path`, as the transport names it. */
-static void reach(int world, struct uz_path *path, int addr)
+void uz_path_reach(int world, struct uz_path *path, int addr)
 {
     struct uz_peer *p = &uz_peers[world];
     const struct uz_transport_caps *c = &path->caps;
@@ -335,6 +342,29 @@ static void reach(int world, struct uz_path *path, int addr)
     path->peers++;
 }
 
+/* A network opened after wire-up, for processes of other jobs
+ * (proc_table.c): its card stays with the path, as nobody reads it from
+ * PMI. */
+int uz_path_open_network(const struct uz_transport_ops *t, struct uz_path **out)
+{
+    for (int i = 0; i < uz_npaths; i++)
+        if (uz_paths[i].ops == t) {
+            *out = &uz_paths[i];
+            return MPI_SUCCESS;
+        }
+    char card[UZ_NET_CARD_MAX] = "";
+    struct uz_transport_setup setup = base_setup();
+    setup.read_card = read_card;
+    int err = open_path(t, &setup, card, sizeof(card), out);
+    if (!err && !((*out)->card = strdup(card)))
+        err = uz_err_make(MPI_ERR_NO_MEM, "out of memory opening %s", t->name);
+    for (int i = 0; i < uz_npaths && !err && t->pollfds; i++)
+        if (uz_paths[i].ops->sleep_in_poll)
+            err = uz_paths[i].ops->sleep_in_poll();
+    uz_progress_paths_changed();
+    return err;
+}
+
 static int unreachable_send(int world, const void *hdr, size_t hdr_len, const struct uz_payload *payload)
 {
     return uz_err_make(MPI_ERR_OTHER, "no transport reaches world rank %d (it is on another host and it "
@@ -349,7 +379,7 @@ static int open_self(void)
     int err = t ? open_path(t, &setup, NULL, 0, &path)
                 : uz_err_make(MPI_ERR_INTERN, "this build has no transport to reach a rank's own process");
     if (!err)
-        reach(uz_rt.world_rank, path, uz_rt.world_rank);
+        uz_path_reach(uz_rt.world_rank, path, uz_rt.world_rank);
     return err;
 }
 
@@ -395,7 +425,7 @@ static int open_host(const struct wireup *w, const struct uz_transport_ops *cons
         return err;
     for (int i = 0; i < setup.nlocal; i++)
         if (setup.local_world_ranks[i] != uz_rt.world_rank)
-            reach(setup.local_world_ranks[i], path, i);
+            uz_path_reach(setup.local_world_ranks[i], path, i);
     return MPI_SUCCESS;
 }
 
@@ -436,7 +466,8 @@ static int open_networks(const struct wireup *w, const struct uz_transport_ops *
             return pmi_fail("publishing this rank's network endpoint");
         for (int r = 0; r < uz_rt.world_size; r++)
             if (net_of[r] == t)
-                reach(r, path, r);
+                uz_path_reach(r, path, r);
+        path->card = strdup(card);
     }
     if (fence() != 0)
         return pmi_fail("fence after publishing network endpoints");
@@ -492,6 +523,8 @@ int uz_pt2pt_init(const struct uz_pt2pt_comm_refs *refs)
         return err;
     if (size > 1)
         err = wire_up(&w);
+    else
+        err = job_key_before_fence();   /* a job of one rank has a key too: other jobs tell it by it */
     free(w.locals);
     free(w.nets);
     if (err)
@@ -522,9 +555,13 @@ int uz_pt2pt_finalize(void)
             uz_paths[i].ops->linger();
     if (fence() != 0)
         return pmi_fail("MPI_Finalize could not synchronise with the other ranks");
-    for (int i = uz_npaths - 1; i >= 0; i--)
+    for (int i = uz_npaths - 1; i >= 0; i--) {
         uz_paths[i].ops->close();
+        free(uz_paths[i].card);
+        uz_paths[i].card = NULL;
+    }
     uz_npaths = 0;
+    uz_proc_table_finalize();
     uz_progress_configure(0);
     free(card_node);
     card_node = NULL;

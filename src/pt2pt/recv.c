@@ -26,6 +26,7 @@
 #include "pt2pt/match.h"
 #include "pt2pt/path.h"
 #include "pt2pt/protocol.h"
+#include "pt2pt/proc_table.h"
 #include "pt2pt/recv.h"
 #include "pt2pt/send.h"
 #include "pt2pt/stats.h"
@@ -651,6 +652,13 @@ static void post_recv(uz_request *r)
     if (u) {
         uz_unexpected_dequeue(u);
         uz_recv_take(r, u);
+    } else if (UZ_UNLIKELY(r->peer_world >= 0 && uz_peers[r->peer_world].failed)) {
+        /* Its only possible sender is known dead (peer_failure.c failed
+         * the receives posted before): nothing more will come. */
+        r->status.MPI_SOURCE = r->peer;
+        r->status.MPI_TAG = r->tag;
+        r->status.MPI_ERROR = uz_peers[r->peer_world].failed;
+        uz_request_complete(r);
     } else {
         uz_posted_enqueue(r);
     }
@@ -688,6 +696,8 @@ int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int t
     }
     /* A receive naming its source fails when that peer dies (peer_failure.c). */
     int source_world = source == MPI_ANY_SOURCE ? -1 : uz_p2p_world_rank(pc, source);
+    if (UZ_UNLIKELY(source_world >= uz_rt.world_size))
+        uz_proc_watch(source_world);    /* a process of another job: notice if it dies */
     if (!out)
         return recv_blocking(buf, count, dt, source, tag, pc, source_world, status);
     int err;

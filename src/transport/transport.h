@@ -158,6 +158,18 @@ struct uz_net_peer_card {
     const char *value;                  /* this transport's card, valid until the next read */
 };
 
+/* A process of another job (a job this one connected to, spawned or was
+ * spawned by), made known to a network transport after it opened
+ * (docs/dynamic-processes.md).  It presents `key`, its own job's key, and
+ * calls itself rank `rank` there; the transport admits its connections by
+ * that pair, as it admits this job's ranks by the job key. */
+struct uz_foreign_peer {
+    const uint8_t *key;                 /* UZ_NET_KEY_BYTES */
+    int rank;                           /* in its own job */
+    int same_host;                      /* it shares this host (loopback may reach it) */
+    const char *card;                   /* its card for this transport */
+};
+
 /* What a transport is given when it opens. */
 struct uz_transport_setup {
     int world_rank;
@@ -288,6 +300,10 @@ struct uz_transport_ops {
      * sleeping; when it returns nonzero there is work and it does not
      * sleep.  Peers ring a sleeping rank after each record they send. */
     void (*sleep)(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void));
+    /* Optional, with sleep: a transport with pollfds opened after this one
+     * (for processes of another job), so from now on sleep() is given
+     * descriptors and its doorbell must wake poll() too.  MPI error code. */
+    int (*sleep_in_poll)(void);
 
     /* ---- one-copy bulk transfers (optional, all or none; caps.has_bulk)
      * The sender offers its memory and names the offer in a record; the
@@ -326,6 +342,23 @@ struct uz_transport_ops {
                struct uz_rma_completion *comp);
     int (*get)(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote,
                struct uz_rma_completion *comp);
+
+    /* ---- processes of other jobs (optional, UZ_REACH_NETWORK; without
+     * them a transport reaches only its own job).  Peers beyond
+     * setup.world_size are such processes, numbered by the request layer
+     * in the order it adds them. */
+    /* Make `peer` (world_size or more, never added before) reachable. */
+    int (*add_peer)(int peer, const struct uz_foreign_peer *fp);
+    /* Close the connection to `peer` once what was sent reached it and the
+     * peer closes its side too (MPI_Comm_disconnect on both): 0 when closed
+     * (or none was open), -EAGAIN while that takes (call progress and ask
+     * again), else an MPI error code.  A later send opens a new one. */
+    int (*close_peer)(int peer);
+    /* Optional: this process waits for something from `peer` (a receive
+     * names it).  Its own job's end tells this job of a dead rank, another
+     * job's does not: the transport makes sure it would notice that peer
+     * dying (tcp opens the connection it would open on a send). */
+    void (*watch_peer)(int peer);
 
     /* ---- collectives (optional, UZ_REACH_HOST only) */
     const struct uz_coll_offload *coll;

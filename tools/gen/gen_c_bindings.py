@@ -228,7 +228,8 @@ def gen_checks(proc, body, raise_fn, errobj):
                 check = f"{fn}({p.name}, \"{p.name}\")"
                 body.check(f"{guard} ? {check} : MPI_SUCCESS" if guard else check)
             elif p.kind in rules.POSITIVE_KINDS:
-                body.check(f"uz_check_positive({p.name}, \"{p.name}\")")
+                check = f"uz_check_positive({p.name}, \"{p.name}\")"
+                body.check(f"{guard} ? {check} : MPI_SUCCESS" if guard else check)
             elif p.kind == "TAG":
                 anytag = int(rules.any_tag_allowed(proc, p))
                 body.check(f"uz_check_tag({p.name}, \"{p.name}\", {anytag})")
@@ -241,7 +242,8 @@ def gen_checks(proc, body, raise_fn, errobj):
               and (p.direction in ("out", "inout") or p.kind == "STRING")):
             if p is errobj or (proc.name.removesuffix("_c"), p.name) in rules.NULL_OK_PARAMS:
                 continue
-            body.check(f"uz_check_pointer({p.name}, \"{p.name}\")")
+            check = f"uz_check_pointer({p.name}, \"{p.name}\")"
+            body.check(f"{guard} ? {check} : MPI_SUCCESS" if guard else check)
     for guard, check in buffer_rules.buffer_checks(proc):
         body.check(f"{guard} ? {check} : MPI_SUCCESS" if guard else check)
 

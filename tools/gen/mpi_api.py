@@ -26,6 +26,16 @@ ERRATA = {
 # as pointers, because GCC warns when a "[]" parameter receives one.
 POINTER_NOT_ARRAY = {"sourceweights", "destweights", "weights"}
 
+# Arguments the standard makes significant only at the root that the data
+# does not mark so: non-root processes commonly pass NULL there.
+ROOT_ONLY = {
+    ("MPI_Comm_accept", "port_name"), ("MPI_Comm_connect", "port_name"),
+    ("MPI_Comm_spawn", "command"), ("MPI_Comm_spawn", "argv"), ("MPI_Comm_spawn", "maxprocs"),
+    ("MPI_Comm_spawn_multiple", "count"), ("MPI_Comm_spawn_multiple", "array_of_commands"),
+    ("MPI_Comm_spawn_multiple", "array_of_argv"), ("MPI_Comm_spawn_multiple", "array_of_maxprocs"),
+    ("MPI_Comm_spawn_multiple", "array_of_info"),
+}
+
 
 @dataclass
 class Param:
@@ -86,7 +96,7 @@ def _param(proc_name, p) -> Param:
         decl = f"{base} {'*' * (stars + 1)}{name}"
     ctype = f"{base} {'*' * stars}".strip() if not arrays else f"{base} {'*' * (stars + 1)}"
     return Param(name, kind, ps["param_direction"], decl, ctype, stars, bool(arrays),
-                 root_only=bool(ps.get("root_only")))
+                 root_only=bool(ps.get("root_only")) or (proc_name, name) in ROOT_ONLY)
 
 
 def _render(proc_name, iso) -> Proc:

@@ -55,6 +55,13 @@ int job_init(struct job *job, const struct mpiexec_options *opt, const int *rank
     snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", job->size);
     if (kvs_put(job->kvs, "PMI_process_mapping", mapping) < 0)
         return -1;
+    if (opt->preput) {                  /* -preput KEY=VALUE (a spawned job's parent port) */
+        char key[UZ_PMI_KEY_MAX];
+        const char *eq = strchr(opt->preput, '=');
+        snprintf(key, sizeof key, "%.*s", (int)(eq - opt->preput), opt->preput);
+        if (kvs_put(job->kvs, key, eq + 1) < 0)
+            return -1;
+    }
     if (opt->timeout_seconds > 0)
         job->timeout_at = monotonic_now() + opt->timeout_seconds;
     return job_id_generate(job);
@@ -84,6 +91,7 @@ void job_kill_all(struct job *job)
         ranks_signal(job, SIGTERM);
         job->sigkill_at = monotonic_now() + SIGKILL_GRACE_SECONDS;
     }
+    spawn_signal(SIGTERM);              /* the jobs our ranks spawned end with ours */
 }
 
 /* No more grace: SIGKILL to every rank. */
@@ -92,6 +100,7 @@ void job_kill_now(struct job *job)
     job->ending = 1;
     stdin_forward_stop(&job->stdin_fwd);
     ranks_signal(job, SIGKILL);
+    spawn_signal(SIGKILL);
     job->sigkill_at = 0;
 }
 
@@ -298,6 +307,7 @@ static int rank_poll_exit(const struct job *job, struct rank *r)
 
 void job_reap(struct job *job)
 {
+    spawn_reap();
     if (job->remote) {
         remote_reap(job);
         return;
@@ -321,7 +331,9 @@ int job_is_done(struct job *job)
 {
     if (job->remote)
         return remote_is_done(job);
-    int ranks_done = job->ranks_running == 0 &&
+    /* Spawned jobs are waited for too: they may still be talking to
+     * each other after our ranks are gone. */
+    int ranks_done = job->ranks_running == 0 && spawn_all_done() &&
                      (!output_open(job) || monotonic_now() >= job->drain_until);
     return job->up ? upstream_is_done(job, ranks_done) : ranks_done;
 }

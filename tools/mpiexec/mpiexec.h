@@ -60,10 +60,21 @@ struct host_entry {
     int local;                  /* this machine: its proxy is forked, not launched */
 };
 
-struct mpiexec_options {
+/* One program of an MPMD launch ("a : -n 2 b"): its ranks follow the
+ * previous program's; its index is their MPI_APPNUM. */
+struct app {
+    char **argv;                /* NULL-terminated */
     int nprocs;
+};
+
+struct mpiexec_options {
+    int nprocs;                 /* every program's ranks together */
     int nprocs_given;           /* -n was on the command line */
-    char **program_argv;        /* the program and its arguments, NULL-terminated */
+    char **program_argv;        /* the (first) program and its arguments, NULL-terminated */
+    struct app *apps;           /* [napps]: the programs, apps[0].argv == program_argv */
+    int napps;
+    int universe_size;          /* -usize: MPI_UNIVERSE_SIZE; 0: the host's processors */
+    const char *preput;         /* -preput KEY=VALUE: in the KVS before the ranks start */
     struct env_assignment *env; /* -genv, -env, -x in command-line order */
     int nenv;
     int tag_output;             /* -l: prefix lines with "[rank] " */
@@ -88,6 +99,9 @@ struct mpiexec_options {
 
 /* Values of bind_to and map_by besides the levels of base/hwtopo.h. */
 enum { BIND_DEFAULT = -1, BIND_NONE = -2, MAP_DEFAULT = -1, MAP_SLOT = -3 };
+
+/* The program rank `rank` runs and its MPI_APPNUM. */
+char **options_program_of(const struct mpiexec_options *opt, int rank, int *appnum);
 
 /* Parse argv.  Returns -1 when the job should run, otherwise the status to
  * exit with at once (after --help, --version or an error, already printed). */
@@ -400,6 +414,13 @@ void pmi_channel_send(struct job *job, struct rank *r, const char *line);
 
 /* pmi_server.c */
 void pmi_server_handle(struct job *job, struct rank *r, char *line, size_t len);
+
+/* spawn.c: MPI_Comm_spawn's mcmd=spawn, run by a second mpiexec */
+int spawn_in_progress(struct job *job, struct rank *r);
+void spawn_line(struct job *job, struct rank *r, const char *line);
+void spawn_reap(void);
+int spawn_all_done(void);
+void spawn_signal(int signo);
 
 /* kvs.c */
 struct kvs *kvs_create(void);

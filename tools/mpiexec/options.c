@@ -40,6 +40,8 @@ enum option_id {
     OPT_BIND_TO,
     OPT_MAP_BY,
     OPT_REPORT_BINDINGS,
+    OPT_USIZE,
+    OPT_PREPUT,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -69,6 +71,8 @@ static const struct option_spec option_table[] = {
     {"bind-to binding", OPT_BIND_TO, 1},
     {"map-by", OPT_MAP_BY, 1},
     {"report-bindings", OPT_REPORT_BINDINGS, 0},
+    {"usize universe-size", OPT_USIZE, 1},
+    {"preput", OPT_PREPUT, 1},
     {"h help", OPT_HELP, 0},
     {"version V", OPT_VERSION, 0},
 };
@@ -110,6 +114,17 @@ static const char usage_text[] =
     "  -map-by, --map-by WHAT   order ranks take them: core|hwthread|socket|numa|\n"
     "                           slot ($UZURA_MAP_BY, $HYDRA_MAPPING)\n"
     "  --report-bindings        print each rank's CPUs on stderr\n"
+    "\n"
+    "  -usize N                 MPI_UNIVERSE_SIZE: processes the job may have with\n"
+    "                           those it spawns (default: this host's processors,\n"
+    "                           at least -n)\n"
+    "  -preput KEY=VALUE        put KEY=VALUE in the job's PMI key-value space\n"
+    "                           before it starts (how MPI_Comm_spawn hands its\n"
+    "                           children the parents' port)\n"
+    "  prog1 ... : -n N prog2 ...\n"
+    "                           several programs in one job (MPMD, one host): each\n"
+    "                           program's ranks follow the previous one's, with\n"
+    "                           MPI_APPNUM 0, 1, ...\n"
     "\n"
     "  --oversubscribe, --allow-run-as-root\n"
     "                           accepted for Open MPI command lines; no effect\n"
@@ -328,6 +343,19 @@ static int option_apply(const struct option_spec *spec, char **args,
     case OPT_REPORT_BINDINGS:
         opt->report_bindings = 1;
         return 0;
+    case OPT_USIZE: {
+        char *end;
+        long v = strtol(args[0], &end, 10);
+        if (end == args[0] || *end || v < 1 || v > 1000000)
+            return usage_error("-usize needs a number of processes, not '%s'", args[0]);
+        opt->universe_size = (int)v;
+        return 0;
+    }
+    case OPT_PREPUT:
+        if (!strchr(args[0], '=') || args[0][0] == '=')
+            return usage_error("-preput needs KEY=VALUE, not '%s'", args[0]);
+        opt->preput = args[0];
+        return 0;
     case OPT_HELP:
         fputs(usage_text, stdout);
         return 0;
@@ -402,6 +430,50 @@ static int hosts_finish(struct mpiexec_options *opt)
     return -1;
 }
 
+/* "prog args : -n N prog2 args : ...": cut argv at each ':' into the
+ * programs of an MPMD launch.  After a ':' only -n/-np may precede the
+ * program.  -1 to go on, else an exit status. */
+static int apps_split(int argc, char **argv, int first, struct mpiexec_options *opt)
+{
+    int napps = 1;
+    for (int i = first; i < argc; i++)
+        napps += strcmp(argv[i], ":") == 0;
+    opt->apps = calloc((size_t)napps, sizeof *opt->apps);
+    if (!opt->apps)
+        return EXIT_LAUNCH_FAILED;
+    opt->apps[0] = (struct app){argv + first, opt->nprocs};
+    opt->napps = 1;
+    for (int i = first; i < argc; i++) {
+        if (strcmp(argv[i], ":") != 0)
+            continue;
+        argv[i] = NULL;
+        int n = 1, j = i + 1;
+        if (j + 1 < argc && (strcmp(argv[j], "-n") == 0 || strcmp(argv[j], "-np") == 0
+                             || strcmp(argv[j], "--n") == 0 || strcmp(argv[j], "--np") == 0)) {
+            char *end;
+            long v = strtol(argv[j + 1], &end, 10);
+            if (end == argv[j + 1] || *end || v < 1 || v > 1000000)
+                return usage_error("'%s' after ':' needs a positive number of ranks", argv[j]);
+            n = (int)v;
+            j += 2;
+        }
+        if (j >= argc || strcmp(argv[j], ":") == 0)
+            return usage_error("no program after ':'");
+        if (argv[j][0] == '-')
+            return usage_error("option '%s' after ':': only -n may be given per program", argv[j]);
+        opt->apps[opt->napps++] = (struct app){argv + j, n};
+        i = j - 1;
+    }
+    if (opt->napps > 1) {
+        if (opt->hosts)
+            return usage_error("several programs (':') run on one host only for now");
+        for (int a = 1; a < opt->napps; a++)
+            opt->nprocs += opt->apps[a].nprocs;
+        opt->nprocs_given = 1;
+    }
+    return -1;
+}
+
 int options_parse(int argc, char **argv, struct mpiexec_options *opt)
 {
     *opt = (struct mpiexec_options){.nprocs = 1, .launcher = ssh_command,
@@ -431,11 +503,27 @@ int options_parse(int argc, char **argv, struct mpiexec_options *opt)
     if (i == argc)
         return usage_error("no program to run");
     opt->program_argv = argv + i;
+    status = apps_split(argc, argv, i, opt);
+    if (status >= 0)
+        return status;
     return hosts_finish(opt);
+}
+
+char **options_program_of(const struct mpiexec_options *opt, int rank, int *appnum)
+{
+    for (int a = 0, first = 0; a < opt->napps; first += opt->apps[a].nprocs, a++)
+        if (rank < first + opt->apps[a].nprocs) {
+            *appnum = a;
+            return opt->apps[a].argv;
+        }
+    *appnum = 0;
+    return opt->program_argv;
 }
 
 void options_free(struct mpiexec_options *opt)
 {
+    free(opt->apps);
+    opt->apps = NULL;
     free(opt->env);
     opt->env = NULL;
     hosts_free(opt);

@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static void __attribute__((format(printf, 3, 4)))
 reply(struct job *job, struct rank *r, const char *fmt, ...)
@@ -93,12 +94,24 @@ static void on_get_maxes(const struct request *q)
 
 static void on_get_appnum(const struct request *q)
 {
-    reply(q->job, q->rank, "cmd=appnum rc=0 appnum=0");
+    int appnum;
+    options_program_of(q->job->opt, q->rank->rank, &appnum);
+    reply(q->job, q->rank, "cmd=appnum rc=0 appnum=%d", appnum);
 }
 
+/* -usize, else this host's processors (the slots a spawn may fill), but
+ * never fewer than the job has.  A job on several hosts says its size (a
+ * spawn from it is refused anyway, spawn.c). */
 static void on_get_universe_size(const struct request *q)
 {
-    reply(q->job, q->rank, "cmd=universe_size rc=0 size=%d", q->job->size);
+    int size = q->job->opt->universe_size;
+    if (size <= 0 && (q->job->up || q->job->remote))
+        size = q->job->size;
+    if (size <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        size = cpus > 0 && cpus < 1000000 ? (int)cpus : 1;
+    }
+    reply(q->job, q->rank, "cmd=universe_size rc=0 size=%d", size > q->job->size ? size : q->job->size);
 }
 
 static void on_get_my_kvsname(const struct request *q)
@@ -214,9 +227,11 @@ void pmi_server_handle(struct job *job, struct rank *r, char *text, size_t len)
     uz_pmi_excerpt(text, len, excerpt);
     if (job->opt->verbose)
         fprintf(stderr, "mpiexec: rank %d -> %s\n", r->rank, excerpt);
-    if (strncmp(text, "mcmd=", 5) == 0) {
-        job_fail(job, EXIT_LAUNCH_FAILED, "rank %d asked to start processes "
-                 "(MPI_Comm_spawn), which mpiexec does not support yet", r->rank);
+    if (strncmp(text, "mcmd=", 5) == 0 || spawn_in_progress(job, r)) {
+        if (strncmp(text, "mcmd=", 5) == 0 && strcmp(text, "mcmd=spawn") != 0)
+            job_fail(job, EXIT_LAUNCH_FAILED, "rank %d sent an unknown PMI command '%s'", r->rank, excerpt);
+        else
+            spawn_line(job, r, text);
         return;
     }
     struct uz_pmi_line line;

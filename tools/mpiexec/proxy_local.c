@@ -158,7 +158,9 @@ child_become_rank(const struct job *job, int index, const struct rank_fds *f, ch
     const char *path = environment_lookup(env, "PATH");
     if (path)
         setenv("PATH", path, 1);
-    execvpe(job->opt->program_argv[0], job->opt->program_argv, env);
+    int appnum;
+    char **program = options_program_of(job->opt, rank, &appnum);
+    execvpe(program[0], program, env);
     child_report(report_fd, FAILED_EXEC);
     _exit(EXIT_NOT_FOUND);
 }
@@ -167,8 +169,8 @@ child_become_rank(const struct job *job, int index, const struct rank_fds *f, ch
  * program's, the others' (it worked for the first) are the rank's. */
 static void spawn_failed(struct job *job, int index, const struct exec_failure *failure)
 {
-    int rank = job->ranks[index].rank;
-    const char *program = job->opt->program_argv[0];
+    int rank = job->ranks[index].rank, appnum;
+    const char *program = options_program_of(job->opt, rank, &appnum)[0];
     int code = failure->err == ENOENT ? EXIT_NOT_FOUND : EXIT_EXEC_FAILED;
     if (failure->stage == FAILED_FORK)
         job_fail(job, EXIT_LAUNCH_FAILED, "cannot start rank %d: %s", rank,

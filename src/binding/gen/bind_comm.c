@@ -6,7 +6,32 @@
 
 UZ_EXPORT int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return uz_err_raise_comm("MPI_Comm_accept", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_accept"));
+    static const char uz_fn[] = "MPI_Comm_accept";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if (uz_at_root(comm_obj, root)) {
+        if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+            goto fail;
+    }
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_pointer(port_name, "port_name") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_accept(port_name, info_obj, root, comm_obj, newcomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_accept")));
 
@@ -104,7 +129,32 @@ UZ_EXPORT int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) __at
 
 UZ_EXPORT int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    return uz_err_raise_comm("MPI_Comm_connect", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_connect"));
+    static const char uz_fn[] = "MPI_Comm_connect";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if (uz_at_root(comm_obj, root)) {
+        if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+            goto fail;
+    }
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_pointer(port_name, "port_name") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_connect(port_name, info_obj, root, comm_obj, newcomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm) __attribute__((weak, alias("PMPI_Comm_connect")));
 
@@ -290,7 +340,20 @@ UZ_EXPORT int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Cou
 
 UZ_EXPORT int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
-    return uz_err_raise_comm("MPI_Comm_disconnect", NULL, uz_err_unsupported("MPI_Comm_disconnect"));
+    static const char uz_fn[] = "MPI_Comm_disconnect";
+    int uz_rc;
+    uz_comm *comm_eobj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(comm, "comm")))
+        goto fail;
+    comm_eobj = uz_comm_get(*comm);
+    uz_rc = uz_mpi_Comm_disconnect(comm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_eobj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm) __attribute__((weak, alias("PMPI_Comm_disconnect")));
 
@@ -604,7 +667,18 @@ UZ_EXPORT int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request) __attr
 
 UZ_EXPORT int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
-    return uz_err_raise_comm("MPI_Comm_join", NULL, uz_err_unsupported("MPI_Comm_join"));
+    static const char uz_fn[] = "MPI_Comm_join";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_join(fd, intercomm);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_join(int fd, MPI_Comm *intercomm) __attribute__((weak, alias("PMPI_Comm_join")));
 
@@ -780,13 +854,57 @@ UZ_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size) __attribute__((weak, alias
 
 UZ_EXPORT int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    return uz_err_raise_comm("MPI_Comm_spawn", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_spawn"));
+    static const char uz_fn[] = "MPI_Comm_spawn";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    info_obj = uz_info_get(info);
+    if (uz_at_root(comm_obj, root)) {
+        if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+            goto fail;
+    }
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_pointer(command, "command") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_spawn(command, argv, maxprocs, info_obj, root, comm_obj, intercomm, array_of_errcodes);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) __attribute__((weak, alias("PMPI_Comm_spawn")));
 
 UZ_EXPORT int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    return uz_err_raise_comm("MPI_Comm_spawn_multiple", uz_comm_get(comm), uz_err_unsupported("MPI_Comm_spawn_multiple"));
+    static const char uz_fn[] = "MPI_Comm_spawn_multiple";
+    int uz_rc;
+    uz_comm *comm_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    comm_obj = uz_comm_get(comm);
+    if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
+        goto fail;
+    if ((uz_rc = uz_at_root(comm_obj, root) ? uz_check_positive(count, "count") : MPI_SUCCESS))
+        goto fail;
+    if ((uz_rc = uz_check_root(comm_obj, root, "root")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
+        goto fail;
+    uz_rc = uz_mpi_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm_obj, intercomm, array_of_errcodes);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, comm_obj, uz_rc);
 }
 UZ_EXPORT int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) __attribute__((weak, alias("PMPI_Comm_spawn_multiple")));
 

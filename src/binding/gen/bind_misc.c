@@ -113,7 +113,18 @@ UZ_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val) __att
 
 UZ_EXPORT int PMPI_Close_port(const char *port_name)
 {
-    return uz_err_raise_comm("MPI_Close_port", NULL, uz_err_unsupported("MPI_Close_port"));
+    static const char uz_fn[] = "MPI_Close_port";
+    int uz_rc;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    if ((uz_rc = uz_check_pointer(port_name, "port_name")))
+        goto fail;
+    uz_rc = uz_mpi_Close_port(port_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Close_port(const char *port_name) __attribute__((weak, alias("PMPI_Close_port")));
 
@@ -167,7 +178,24 @@ UZ_EXPORT int MPI_Keyval_free(int *keyval) __attribute__((weak, alias("PMPI_Keyv
 
 UZ_EXPORT int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
-    return uz_err_raise_comm("MPI_Lookup_name", NULL, uz_err_unsupported("MPI_Lookup_name"));
+    static const char uz_fn[] = "MPI_Lookup_name";
+    int uz_rc;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(service_name, "service_name")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(port_name, "port_name")))
+        goto fail;
+    uz_rc = uz_mpi_Lookup_name(service_name, info_obj, port_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name) __attribute__((weak, alias("PMPI_Lookup_name")));
 
@@ -197,7 +225,22 @@ UZ_EXPORT int MPI_Message_toint(MPI_Message message) __attribute__((weak, alias(
 
 UZ_EXPORT int PMPI_Open_port(MPI_Info info, char *port_name)
 {
-    return uz_err_raise_comm("MPI_Open_port", NULL, uz_err_unsupported("MPI_Open_port"));
+    static const char uz_fn[] = "MPI_Open_port";
+    int uz_rc;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(port_name, "port_name")))
+        goto fail;
+    uz_rc = uz_mpi_Open_port(info_obj, port_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Open_port(MPI_Info info, char *port_name) __attribute__((weak, alias("PMPI_Open_port")));
 
@@ -217,12 +260,46 @@ UZ_EXPORT int MPI_Pcontrol(const int level, ...) __attribute__((weak, alias("PMP
 
 UZ_EXPORT int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    return uz_err_raise_comm("MPI_Publish_name", NULL, uz_err_unsupported("MPI_Publish_name"));
+    static const char uz_fn[] = "MPI_Publish_name";
+    int uz_rc;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(service_name, "service_name")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(port_name, "port_name")))
+        goto fail;
+    uz_rc = uz_mpi_Publish_name(service_name, info_obj, port_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name) __attribute__((weak, alias("PMPI_Publish_name")));
 
 UZ_EXPORT int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    return uz_err_raise_comm("MPI_Unpublish_name", NULL, uz_err_unsupported("MPI_Unpublish_name"));
+    static const char uz_fn[] = "MPI_Unpublish_name";
+    int uz_rc;
+    uz_info *info_obj = NULL;
+    if (UZ_UNLIKELY(!uz_is_running()))
+        return uz_err_not_running(uz_fn);
+    info_obj = uz_info_get(info);
+    if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(service_name, "service_name")))
+        goto fail;
+    if ((uz_rc = uz_check_pointer(port_name, "port_name")))
+        goto fail;
+    uz_rc = uz_mpi_Unpublish_name(service_name, info_obj, port_name);
+    if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
+        return MPI_SUCCESS;
+    }
+fail:
+    return uz_err_raise_comm(uz_fn, NULL, uz_rc);
 }
 UZ_EXPORT int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name) __attribute__((weak, alias("PMPI_Unpublish_name")));

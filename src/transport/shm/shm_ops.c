@@ -35,6 +35,7 @@ const struct uz_transport_ops uz_shm_transport = {
     .progress = uz_shm_progress,
     .work_pending = shm_work_pending,
     .sleep = uz_shm_sleep,
+    .sleep_in_poll = shm_sleep_in_poll,
     .bulk_offer = uz_shm_bulk_offer,
     .bulk_pull = uz_shm_bulk_pull,
     .bulk_withdraw = uz_shm_bulk_withdraw,

@@ -82,6 +82,7 @@ int shm_reserve(size_t offset, size_t len, const char *what);
 
 /* Wake sockets (shm_wait.c). */
 int shm_wake_socket_open(void);
+int shm_sleep_in_poll(void);
 void shm_wake_socket_close(void);
 
 /* Cold receive memory (shm_prefault.c): should a pull of `total` bytes

@@ -75,6 +75,14 @@ int shm_wake_socket_open(void)
     return MPI_SUCCESS;
 }
 
+/* A network opened late (a process of another job): switch the doorbell
+ * to the socket.  A peer that read the old setting may still ring the
+ * futex once; the sleep's timeout bounds what that costs. */
+int shm_sleep_in_poll(void)
+{
+    return uz_shm.wake_fd >= 0 ? MPI_SUCCESS : shm_wake_socket_open();
+}
+
 void shm_wake_socket_close(void)
 {
     if (uz_shm.wake_fd >= 0)

@@ -53,13 +53,16 @@ struct tcp_hello {
     uint8_t key[UZ_NET_KEY_BYTES];
 };
 
-enum { TCP_FRAME_RECORD = 1 };
+enum {
+    TCP_FRAME_RECORD = 1,
+    TCP_FRAME_BYE = 2,                  /* nothing follows on this connection (tcp_foreign.c) */
+};
 
 /* Precedes every record on an established connection. */
 struct tcp_frame {
     uint32_t len;                       /* record bytes: header + payload */
     uint16_t hdr_len;                   /* the request-layer header's bytes */
-    uint16_t kind;                      /* TCP_FRAME_RECORD */
+    uint16_t kind;                      /* TCP_FRAME_RECORD, TCP_FRAME_BYE (len 0) */
 };
 
 /* ------------------------------------------------------------ limits */
@@ -147,6 +150,15 @@ struct tcp_peer {
     /* receiving */
     struct tcp_rx *rx;
     int failed;                         /* MPI error code once the peer is gone */
+    /* A process of another job (tcp_foreign.c): who it says it is, and
+     * where it listens (its card, kept until its addresses are read). */
+    uint8_t foreign;
+    uint8_t same_host;
+    uint8_t closing;                    /* close_peer: BYE queued; close when theirs comes */
+    uint8_t bye_got;                    /* the peer sent BYE: its end of the connection closes */
+    int rank_there;
+    uint8_t key[UZ_NET_KEY_BYTES];
+    char *card;
 };
 
 /* An accepted connection that has not yet shown the key. */
@@ -170,7 +182,10 @@ struct tcp_counters {
 };
 
 struct tcp_state {
-    int rank, size, node_id;
+    int rank, node_id;
+    int job_size;                       /* this job's ranks: peers 0 .. job_size-1 */
+    int size;                           /* peers known: the job's, then other jobs' */
+    int cap;                            /* of peers and dead */
     uint8_t key[UZ_NET_KEY_BYTES];      /* the job's */
     int ep;                             /* the epoll set */
     int listen_fd;
@@ -208,6 +223,16 @@ void tcp_on_outgoing(int world, uint32_t events);
 void tcp_check_deadlines(long now);
 int tcp_deadline_ms(long now);
 void tcp_incoming_close_all(void);
+
+/* tcp_foreign.c: peers of other jobs */
+int tcp_add_peer(int peer, const struct uz_foreign_peer *fp);
+int tcp_close_peer(int peer);
+void tcp_watch_peer(int peer);
+int tcp_peer_of_hello(const struct tcp_hello *h);
+int tcp_hello_is_from(const struct tcp_peer *p, int peer, const struct tcp_hello *h);
+int tcp_we_are_lower(const struct tcp_peer *p, int peer);
+void tcp_on_bye(int peer);
+int tcp_on_eof(int peer);
 
 /* tcp_send.c */
 int tcp_send(int world, const void *hdr, size_t hdr_len, const struct uz_payload *payload);

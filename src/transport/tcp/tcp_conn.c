@@ -1,7 +1,8 @@
 /*
  * tcp_conn.c — setting up connections: connecting on demand to a peer's
  * published addresses, accepting, and the handshake that admits only
- * ranks of this job.
+ * ranks of this job and the processes of other jobs it was told of
+ * (tcp_foreign.c).
  *
  * The connecting side sends a hello {magic, version, its rank, the job
  * key}.  The accepting side reads exactly that many bytes and nothing
@@ -12,7 +13,7 @@
  * hold anything up.
  *
  * When two ranks connect to each other at once, the connection opened by
- * the lower rank is kept: the higher rank abandons its own and answers
+ * the lower rank (by job key, then rank, for processes of two jobs) is kept: the higher rank abandons its own and answers
  * WELCOME; the lower one answers the higher one's hello with RACE_LOST.
  * Records are written only to a connection both sides have agreed on
  * (until then the request layer keeps them, tcp_send.c), so nothing
@@ -41,16 +42,6 @@ static void fill_hello(struct tcp_hello *h, enum tcp_hello_kind kind)
     h->kind = (uint16_t)kind;
     h->rank = uz_tcp.rank;
     memcpy(h->key, uz_tcp.key, UZ_NET_KEY_BYTES);
-}
-
-/* Compares every byte whatever the first difference, so that the time taken
- * says nothing about how much of a guessed key was right. */
-static int key_matches(const uint8_t *key)
-{
-    volatile uint8_t diff = 0;
-    for (int i = 0; i < UZ_NET_KEY_BYTES; i++)
-        diff |= key[i] ^ uz_tcp.key[i];
-    return diff == 0;
 }
 
 static void describe(const struct sockaddr_in *sin, char *buf, size_t len)
@@ -128,7 +119,10 @@ static int read_addresses(int world)
 {
     struct tcp_peer *p = &uz_tcp.peers[world];
     struct uz_net_peer_card card;
-    if (!uz_tcp.read_card || uz_tcp.read_card("tcp", world, &card) != 0)
+    if (p->foreign) {
+        card.value = p->card ? p->card : "";
+        card.node_id = p->same_host ? uz_tcp.node_id : -1;
+    } else if (!uz_tcp.read_card || uz_tcp.read_card("tcp", world, &card) != 0)
         return uz_err_make(MPI_ERR_OTHER, "tcp: cannot read the network card of rank %d", world);
     int same_node = card.node_id == uz_tcp.node_id, n = 0, cap = 1;
     for (const char *c = card.value; *c; c++)
@@ -271,7 +265,7 @@ static void read_reply(int world)
     if (p->reply_got < sizeof(p->reply))
         return;
     const struct tcp_hello *r = &p->reply;
-    if (r->magic != TCP_MAGIC || r->version != TCP_VERSION || r->rank != world || !key_matches(r->key)
+    if (r->magic != TCP_MAGIC || r->version != TCP_VERSION || !tcp_hello_is_from(p, world, r)
         || (r->kind != TCP_WELCOME && r->kind != TCP_RACE_LOST)) {
         /* Whatever answers there is not the rank we want: try the next address. */
         uz_net_stats.rejected_connections++;
@@ -389,12 +383,12 @@ static int answer(int fd, enum tcp_hello_kind kind)
 }
 
 /* A rank of this job connected: keep its connection unless ours wins. */
-static void admit(struct tcp_incoming *in)
+static void admit(struct tcp_incoming *in, int world)
 {
-    int world = in->hello.rank, fd = in->fd;
+    int fd = in->fd;
     struct tcp_peer *p = &uz_tcp.peers[world];
     int ours_in_making = p->out_state == TCP_OUT_CONNECTING || p->out_state == TCP_OUT_HELLO_SENT;
-    if (p->failed || p->fd >= 0 || (ours_in_making && uz_tcp.rank < world)) {
+    if (p->failed || p->fd >= 0 || (ours_in_making && tcp_we_are_lower(p, world))) {
         if (!p->failed)
             answer(fd, TCP_RACE_LOST);
         uz_tcp.count.races++;
@@ -442,13 +436,12 @@ void tcp_on_incoming(int fd)
     if (in->got < (int)sizeof(in->hello))
         return;
     const struct tcp_hello *h = &in->hello;
-    int ok = key_matches(h->key);      /* always compared, whatever else is wrong */
-    if (!ok || h->version != TCP_VERSION || h->kind != TCP_HELLO || h->rank < 0 || h->rank >= uz_tcp.size
-        || h->rank == uz_tcp.rank) {
+    int world = tcp_peer_of_hello(h);   /* compares the key, whatever else is wrong */
+    if (world < 0 || h->version != TCP_VERSION || h->kind != TCP_HELLO || world == uz_tcp.rank) {
         incoming_drop(in, 0, 1);
         return;
     }
-    admit(in);
+    admit(in, world);
 }
 
 void tcp_incoming_close_all(void)

@@ -101,7 +101,7 @@ static int tcp_open(const struct uz_transport_setup *setup, const struct uz_upca
     uz_tcp.read_card = setup->read_card;
     memcpy(uz_tcp.key, setup->job_key, UZ_NET_KEY_BYTES);
     uz_tcp.rank = setup->world_rank;
-    uz_tcp.size = setup->world_size;
+    uz_tcp.size = uz_tcp.job_size = uz_tcp.cap = setup->world_size;
     uz_tcp.node_id = setup->node_id;
     if (uz_config.tcp_record < 4096 || uz_config.tcp_record > (1u << 30))
         return uz_err_make(MPI_ERR_OTHER, "UZURA_TCP_RECORD=%zu: must be between 4k and 1g", uz_config.tcp_record);
@@ -159,6 +159,7 @@ static void tcp_close(void)
         tcp_tx_free(p);
         tcp_rx_free(p);
         free(p->addrs);
+        free(p->card);
     }
     tcp_incoming_close_all();
     if (uz_tcp.listen_fd >= 0)
@@ -205,4 +206,7 @@ const struct uz_transport_ops uz_tcp_transport = {
     .progress = tcp_progress,
     .pollfds = tcp_pollfds,
     .counters = tcp_counters,
+    .add_peer = tcp_add_peer,
+    .close_peer = tcp_close_peer,
+    .watch_peer = tcp_watch_peer,
 };

@@ -119,6 +119,8 @@ static void placed(int world, struct tcp_rx *rx)
 
 static int frame_ok(const struct tcp_frame *fr)
 {
+    if (fr->kind == TCP_FRAME_BYE)
+        return fr->len == 0 && fr->hdr_len == 0;
     return fr->kind == TCP_FRAME_RECORD && fr->hdr_len >= 1 && fr->hdr_len <= TCP_HDR_MAX
         && fr->hdr_len <= fr->len && fr->len <= uz_tcp.frame_max;
 }
@@ -142,6 +144,11 @@ static int parse(int world, struct tcp_peer *p)
             break;
         }
         size_t total = sizeof(fr) + fr.len;
+        if (fr.kind == TCP_FRAME_BYE) {
+            tcp_on_bye(world);
+            rx->start += total;
+            continue;
+        }
         if (have >= total) {
             handler(world, rx->buf + rx->start + sizeof(fr), fr.len);
             rx->start += total;
@@ -197,6 +204,8 @@ static int make_room(struct tcp_rx *rx)
 
 static void read_failed(int world, ssize_t n)
 {
+    if (n == 0 && tcp_on_eof(world))
+        return;
     if (n == 0)
         tcp_peer_lost(world, uz_err_make(MPI_ERR_PROC_ABORTED, "tcp: rank %d on %s closed its connection "
                                          "(the process ended or was killed)", world, uz_tcp.peers[world].where));
