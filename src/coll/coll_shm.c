@@ -874,6 +874,20 @@ static int can_read_all(uz_comm *comm)
     return 1;
 }
 
+/* Read n bytes at `addr` in the memory of comm's rank r (this rank
+ * included: then a plain copy) into dst; `fn` names the call in errors. */
+static int read_block(uz_comm *comm, const char *fn, int r, uint64_t addr, void *dst, size_t n)
+{
+    if (r == comm->rank) {
+        memmove(dst, (const void *)(uintptr_t)addr, n);
+        return MPI_SUCCESS;
+    }
+    struct iovec local = { dst, n };
+    struct iovec remote = { (void *)(uintptr_t)addr, n };
+    int e = uz_path_get(uz_group_world_rank(comm->local_group, r), &local, 1, &remote, 1, NULL);
+    return e < 0 ? uz_err_make(MPI_ERR_OTHER, "%s: reading rank %d's block failed (%d)", fn, r, e) : e;
+}
+
 /* Alltoall with blocks of b bytes, each receiver reading its block straight
  * from the sender's memory with cross-memory attach: one copy per byte
  * (the area copies twice), and no rank waits for a particular other, only
@@ -924,18 +938,9 @@ static int alltoall_pull(struct uz_coll_shm *sh, const void *sendbuf, MPI_Count 
             err = uz_err_make(MPI_ERR_NO_MEM, "MPI_Alltoall: out of memory staging a block of %zu bytes", b);
             break;
         }
-        if (r == me) {
-            memmove(dst, shown + (size_t)me * b, b);
-        } else {
-            struct iovec local = { dst, b };
-            struct iovec remote = { (void *)(uintptr_t)(cards[r].addr + (uint64_t)me * b), b };
-            int e = uz_path_get(uz_group_world_rank(comm->local_group, r), &local, 1, &remote, 1, NULL);
-            if (e) {
-                err = e < 0 ? uz_err_make(MPI_ERR_OTHER, "MPI_Alltoall: reading rank %d's block failed (%d)", r, e)
-                            : e;
-                break;
-            }
-        }
+        uint64_t from = (r == me ? (uint64_t)(uintptr_t)shown : cards[r].addr) + (uint64_t)me * b;
+        if ((err = read_block(comm, "MPI_Alltoall", r, from, dst, b)))
+            break;
         if (!rcontig)
             unpack_range(uz_block(recvbuf, r, rcount, rtype), rcount, rtype, 0, b, stage);
     }
@@ -990,18 +995,9 @@ static int allgather_pull(struct uz_coll_shm *sh, const void *sendbuf, MPI_Count
             err = uz_err_make(MPI_ERR_NO_MEM, "MPI_Allgather: out of memory staging a block of %zu bytes", b);
             break;
         }
-        if (r == me) {
-            memcpy(dst, shown, b);
-        } else {
-            struct iovec local = { dst, b };
-            struct iovec remote = { (void *)(uintptr_t)cards[r].addr, b };
-            int e = uz_path_get(uz_group_world_rank(comm->local_group, r), &local, 1, &remote, 1, NULL);
-            if (e) {
-                err = e < 0 ? uz_err_make(MPI_ERR_OTHER, "MPI_Allgather: reading rank %d's block failed (%d)", r, e)
-                            : e;
-                break;
-            }
-        }
+        uint64_t from = r == me ? (uint64_t)(uintptr_t)shown : cards[r].addr;
+        if ((err = read_block(comm, "MPI_Allgather", r, from, dst, b)))
+            break;
         if (!rcontig)
             unpack_range(uz_block(recvbuf, r, rcount, rtype), rcount, rtype, 0, b, stage);
     }
@@ -1098,16 +1094,12 @@ static int pullv_rest(uz_comm *comm, int i, uint64_t addr, size_t from, size_t e
     unsigned char *stage = rcontig ? NULL : malloc(n);
     if (!rcontig && !stage)
         return uz_err_make(MPI_ERR_NO_MEM, "MPI_Alltoallv: out of memory staging %zu bytes", n);
-    struct iovec local = { rcontig ? (char *)rbuf + rtype->true_lb + from : (char *)stage, n };
-    struct iovec remote = { (void *)(uintptr_t)(addr + from), n };
-    int e = i == comm->rank ? (memmove(local.iov_base, remote.iov_base, n), 0)
-                            : uz_path_get(uz_group_world_rank(comm->local_group, i), &local, 1, &remote, 1, NULL);
-    if (!e && stage)
+    void *dst = rcontig ? (char *)rbuf + rtype->true_lb + from : (char *)stage;
+    int err = read_block(comm, "MPI_Alltoallv", i, addr + from, dst, n);
+    if (!err && stage)
         unpack_range(rbuf, rcount, rtype, from, n, stage);
     free(stage);
-    if (e)
-        return e < 0 ? uz_err_make(MPI_ERR_OTHER, "MPI_Alltoallv: reading rank %d's block failed (%d)", i, e) : e;
-    return MPI_SUCCESS;
+    return err;
 }
 
 /* This rank's pull card at `card`, and per destination its block's address
