@@ -470,16 +470,23 @@ int uz_shm_bcast(void *buf, MPI_Count count, uz_datatype *dt, int root, uz_comm 
 
 /* ------------------------------------------------------ reduce, allreduce */
 
-/* result[lo, hi) = slot 0 op slot 1 op ... op slot p-1 there, in rank order. */
-static void combine(struct uz_coll_shm *sh, struct lane *L, const struct uz_reducer *r, uint64_t k, size_t lo,
-                    size_t hi, unsigned char *result)
+/* dst[0, hi - lo) = slot 0 op ... op slot p-1 over [lo, hi), in rank order. */
+static void combine_into(struct uz_coll_shm *sh, struct lane *L, const struct uz_reducer *r, uint64_t k, size_t lo,
+                         size_t hi, unsigned char *dst)
 {
     if (hi <= lo)
         return;
     size_t n = (hi - lo) / (size_t)r->stride;
-    memcpy(result + lo, slot_of(sh, L, k, sh->p - 1) + lo, hi - lo);
+    memcpy(dst, slot_of(sh, L, k, sh->p - 1) + lo, hi - lo);
     for (int i = sh->p - 2; i >= 0; i--)
-        r->kern(slot_of(sh, L, k, i) + lo, result + lo, n);
+        r->kern(slot_of(sh, L, k, i) + lo, dst, n);
+}
+
+/* result[lo, hi) = the same, in place in the result slot. */
+static void combine(struct uz_coll_shm *sh, struct lane *L, const struct uz_reducer *r, uint64_t k, size_t lo,
+                    size_t hi, unsigned char *result)
+{
+    combine_into(sh, L, r, k, lo, hi, result + lo);
 }
 
 /* The second rendezvous of a phase: everyone has reduced its share.  A
@@ -568,18 +575,6 @@ int uz_shm_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_dataty
                   uz_comm *comm, int want)
 {
     return reduce_common(sendbuf, recvbuf, count, dt, op, root, comm, want);
-}
-
-/* dst[0, hi - lo) = slot 0 op ... op slot p-1 over [lo, hi), in rank order. */
-static void combine_into(struct uz_coll_shm *sh, struct lane *L, const struct uz_reducer *r, uint64_t k, size_t lo,
-                         size_t hi, unsigned char *dst)
-{
-    if (hi <= lo)
-        return;
-    size_t n = (hi - lo) / (size_t)r->stride;
-    memcpy(dst, slot_of(sh, L, k, sh->p - 1) + lo, hi - lo);
-    for (int i = sh->p - 2; i >= 0; i--)
-        r->kern(slot_of(sh, L, k, i) + lo, dst, n);
 }
 
 /* Reduce_scatter: each round every rank packs, into its slot, the next
