@@ -12,11 +12,12 @@ static int shm_transport_open(const struct uz_transport_setup *setup, const stru
     return uz_shm_init(setup, up);
 }
 
-/* A sleeper's last look: a record on a ring, or a bulk transfer to help
- * with (a sender waiting for its bulk copy is woken by nobody). */
+/* A sleeper's last look: a record on a ring, or a bulk transfer that
+ * progress can move forward now (one waiting for the peer is not: the
+ * peer rings us). */
 static int shm_work_pending(void)
 {
-    return shm_rx_pending() || uz_shm_bulk_pending();
+    return shm_rx_pending() || shm_bulk_ready();
 }
 
 static int shm_bulk_pending_count(void)

@@ -94,6 +94,7 @@ uint64_t shm_prefaulted_bytes(void);
 
 /* Bulk progress (shm_bulk.c): returns work done. */
 int shm_bulk_progress(void);
+int shm_bulk_ready(void);
 void shm_bulk_init(void);
 void shm_bulk_finalize(void);
 
