@@ -1,0 +1,140 @@
+/*
+ * trace_stages.c — UZURA_TRACE=stages stamps every stage of each message
+ * of a ping-pong (small eager messages and rendezvous ones), in order and
+ * once per message, and records nothing without it.
+ *
+ * Usage: trace_stages on|off   (run at np 2; the transport is chosen by
+ * the environment: shm, or UZURA_SHM=0 with UZURA_NET=tcp or udp).
+ */
+#include <uzura_ext.h>
+
+#include "uztest.h"
+
+enum { TAG_SMALL = 4201, TAG_LARGE = 4202, N_SMALL = 20, N_LARGE = 4, SMALL = 8,
+       LARGE = 1 << 20, MAX_RECORDS = 4096 };
+
+static UZURA_Stage_record recs[MAX_RECORDS];
+
+static void pingpong(int rank, int tag, int n, unsigned char *buf, int bytes)
+{
+    int other = 1 - rank;
+    for (int i = 0; i < n; i++) {
+        if (rank == 0) {
+            memset(buf, i, (size_t)bytes);
+            CHECK_MPI(MPI_Send(buf, bytes, MPI_BYTE, other, tag, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Recv(buf, bytes, MPI_BYTE, other, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(buf[bytes - 1] == (unsigned char)(i + 1), "pong %d carries %d", i, buf[bytes - 1]);
+        } else {
+            CHECK_MPI(MPI_Recv(buf, bytes, MPI_BYTE, other, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK(buf[0] == (unsigned char)i, "ping %d carries %d", i, buf[0]);
+            memset(buf, i + 1, (size_t)bytes);
+            CHECK_MPI(MPI_Send(buf, bytes, MPI_BYTE, other, tag, MPI_COMM_WORLD));
+        }
+    }
+}
+
+static int is_send_stage(int s)
+{
+    return s >= UZURA_STAGE_SEND_ENTRY && s <= UZURA_STAGE_SEND_COMPLETE;
+}
+
+/* The stages one message passes on one side, in order, each once (the
+ * send_data stage only for a rendezvous by CTS/DATA).  Returns messages seen. */
+static int check_side(const UZURA_Stage_record *r, int n, int tag, int peer, int sender, int expect)
+{
+    static const int send_order[] = { UZURA_STAGE_SEND_ENTRY, UZURA_STAGE_SEND_ENQUEUED,
+                                      UZURA_STAGE_SEND_DATA, UZURA_STAGE_SEND_COMPLETE };
+    static const int recv_order[] = { UZURA_STAGE_ARRIVAL, UZURA_STAGE_MATCH, UZURA_STAGE_COPY,
+                                      UZURA_STAGE_RECV_COMPLETE };
+    const int *order = sender ? send_order : recv_order;
+    uint32_t seqs[64];
+    int nseq = 0;
+    for (int i = 0; i < n; i++) {
+        if (r[i].tag != tag || is_send_stage(r[i].stage) != sender)
+            continue;
+        CHECK(r[i].peer == peer, "stamp %s of message %u names peer %d", UZURA_Trace_stage_name(r[i].stage),
+              r[i].seq, r[i].peer);
+        int known = 0;
+        for (int k = 0; k < nseq; k++)
+            known |= seqs[k] == r[i].seq;
+        if (!known && nseq < 64)
+            seqs[nseq++] = r[i].seq;
+    }
+    CHECK(nseq == expect, "%s side of tag %d: %d messages stamped, expected %d", sender ? "send" : "receive",
+          tag, nseq, expect);
+    for (int k = 0; k < nseq; k++) {
+        uint64_t at[UZURA_STAGE_LAST + 1] = { 0 };
+        int times[UZURA_STAGE_LAST + 1] = { 0 };
+        for (int i = 0; i < n; i++) {
+            if (r[i].tag == tag && r[i].seq == seqs[k] && is_send_stage(r[i].stage) == sender) {
+                times[r[i].stage]++;
+                at[r[i].stage] = r[i].time;
+            }
+        }
+        uint64_t last = 0;
+        for (int j = 0; j < 4; j++) {
+            int s = order[j];
+            if (s == UZURA_STAGE_SEND_DATA && times[s] == 0)
+                continue;
+            CHECK(times[s] == 1, "message %u (tag %d): stage %s stamped %d times", seqs[k], tag,
+                  UZURA_Trace_stage_name(s), times[s]);
+            CHECK(at[s] >= last, "message %u (tag %d): stage %s before the one preceding it", seqs[k], tag,
+                  UZURA_Trace_stage_name(s));
+            last = at[s];
+        }
+        if (!sender) {
+            CHECK(times[UZURA_STAGE_RECV_ENTRY] == 1, "message %u: recv_entry stamped %d times", seqs[k],
+                  times[UZURA_STAGE_RECV_ENTRY]);
+            CHECK(at[UZURA_STAGE_RECV_ENTRY] <= at[UZURA_STAGE_MATCH], "message %u: posted after matched",
+                  seqs[k]);
+        }
+    }
+    return nseq;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, count;
+    double rate = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int on = argc > 1 && strcmp(argv[1], "on") == 0;
+    if (size != 2) {
+        if (rank == 0)
+            printf("SKIPPED: needs 2 ranks\n");
+        MPI_Finalize();
+        return 77;
+    }
+    unsigned char *buf = malloc(LARGE);
+    CHECK_MPI(UZURA_Trace_stages(recs, MAX_RECORDS, &count, &rate));     /* what wire-up sent */
+    pingpong(rank, TAG_SMALL, N_SMALL, buf, SMALL);
+    pingpong(rank, TAG_LARGE, N_LARGE, buf, LARGE);
+    CHECK_MPI(UZURA_Trace_stages(recs, MAX_RECORDS, &count, &rate));
+    if (!on) {
+        CHECK(count == 0, "%d stamps recorded without UZURA_TRACE=stages", count);
+    } else {
+        CHECK(rate > 0, "counter rate %g", rate);
+        int peer = 1 - rank;
+        check_side(recs, count, TAG_SMALL, peer, 1, N_SMALL);
+        check_side(recs, count, TAG_SMALL, peer, 0, N_SMALL);
+        check_side(recs, count, TAG_LARGE, peer, 1, N_LARGE);
+        check_side(recs, count, TAG_LARGE, peer, 0, N_LARGE);
+        /* The ping-pong's stamps are all there is: 3-4 per send, 5 per receive. */
+        int mine = 0;
+        for (int i = 0; i < count; i++)
+            mine += recs[i].tag == TAG_SMALL || recs[i].tag == TAG_LARGE;
+        CHECK(mine >= (N_SMALL + N_LARGE) * 8 && mine <= (N_SMALL + N_LARGE) * 8 + N_LARGE,
+              "%d stamps for %d messages each way", mine, N_SMALL + N_LARGE);
+        int bad = 0;
+        CHECK(UZURA_Trace_stages(NULL, 1, &count, NULL) != MPI_SUCCESS, "a NULL array was accepted");
+        (void)bad;
+    }
+    free(buf);
+    int fails = uzt_failures, all = 0;
+    MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    if (rank == 0 && all == 0)
+        printf("trace_stages %s: OK\n", on ? "on" : "off");
+    return all != 0;
+}
