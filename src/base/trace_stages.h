@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "base/compiler.h"
-#include "uzura_ext.h"
+#include <uzura_ext.h>
 
 enum uz_stage {
     UZ_STAGE_SEND_ENTRY = UZURA_STAGE_SEND_ENTRY,
