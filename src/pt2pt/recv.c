@@ -80,8 +80,8 @@ static void recv_put(uz_request *r, size_t offset, const void *src, size_t len)
 
 static void recv_finish(uz_request *r, int error)
 {
-    uint32_t trace_seq = r->trace_seq;
-    int trace_tag = r->msg_tag, trace_src = r->peer_world;
+    uint32_t trace_seq = uz_trace_of(r);
+    int trace_tag = r->msg_tag, trace_src = r->peer_world;     /* r may be gone after completing */
     if (UZ_UNLIKELY(trace_seq))
         uz_trace_stamp(UZ_STAGE_COPY, uz_trace_now(), trace_seq, trace_tag, trace_src);
     r->status.MPI_SOURCE = r->msg_src;
@@ -267,7 +267,7 @@ static void eager_to_unexpected(const struct uz_msg_hdr *h, int src_world, const
     u->size = size;
     u->arrived = piece;
     u->cookie = cookie;
-    u->trace_seq = trace_seq;
+    u->trace_seq = trace_seq;   /* 0 when not traced */
     memcpy(u->data, data, piece);
     uz_unexpected_enqueue(u);
     uz_pt2pt_stats.unexpected++;
@@ -388,7 +388,7 @@ static void on_eager_more(int src_world, const unsigned char *body, size_t len)
 void uz_recv_take(uz_request *r, struct uz_unexpected *u)
 {
     recv_bind(r, u->src, u->tag, u->size, u->src_world);
-    if (UZ_UNLIKELY(u->trace_seq))
+    if (UZ_UNLIKELY(uz_trace_stages) && u->trace_seq)
         uz_trace_match(r, u->trace_seq, u->tag, u->src_world);
     if (u->kind == UZ_MSG_RTS) {
         struct uz_msg_hdr h = { UZ_MSG_RTS, 0, 0, u->tag, u->context_id, u->src };
@@ -445,7 +445,7 @@ static void on_rts(int src_world, const struct uz_msg_hdr *h, const unsigned cha
     u->cookie = rts.cookie;
     u->has_bulk = (uint8_t)rts.has_bulk;
     u->bulk = rts.bulk;
-    u->trace_seq = trace_seq;
+    u->trace_seq = trace_seq;   /* 0 when not traced */
     uz_unexpected_enqueue(u);
     uz_pt2pt_stats.unexpected++;
     uz_tool_event(UZ_TOOL_EVENT_UNEXPECTED, h->src, h->tag, (int64_t)rts.size, h->context_id);

@@ -157,7 +157,7 @@ static int sendq_remove(struct uz_peer *p, uz_request *r)
 
 static void send_complete(uz_request *r, int error)
 {
-    if (UZ_UNLIKELY(r->trace_seq))
+    if (UZ_UNLIKELY(uz_trace_of(r)))
         uz_trace_send_done(r->trace_seq, r->tag, r->peer_world);
     r->phase = UZ_SEND_DONE;
     r->status.MPI_ERROR = error;
@@ -229,7 +229,7 @@ static int step_eager(struct uz_peer *p, uz_request *r)
             return 0;
         if (rc)
             return rc;
-        if (UZ_UNLIKELY(r->trace_seq))
+        if (UZ_UNLIKELY(uz_trace_of(r)))
             uz_trace_send_out(UZ_STAGE_SEND_ENQUEUED, r->trace_seq, r->tag, r->peer_world);
         r->sent = r->bytes;
         return 1;
@@ -253,7 +253,7 @@ static int step_eager(struct uz_peer *p, uz_request *r)
             return 0;
         if (rc)
             return rc;
-        if (UZ_UNLIKELY(r->trace_seq) && r->sent == 0)
+        if (UZ_UNLIKELY(uz_trace_of(r)) && r->sent == 0)
             uz_trace_send_out(UZ_STAGE_SEND_ENQUEUED, r->trace_seq, r->tag, r->peer_world);
         r->sent += piece;
     }
@@ -342,7 +342,7 @@ static int step_rts(struct uz_peer *p, uz_request *r)
     int rc = uz_path_send(p, rec, sizeof(rec), &none);
     if (rc == -EAGAIN)
         return 0;
-    if (UZ_UNLIKELY(r->trace_seq) && rc == 0)
+    if (UZ_UNLIKELY(uz_trace_of(r)) && rc == 0)
         uz_trace_send_out(UZ_STAGE_SEND_ENQUEUED, r->trace_seq, r->tag, r->peer_world);
     return rc ? rc : 1;
 }
@@ -371,7 +371,7 @@ static int step_data(struct uz_peer *p, uz_request *r)
             return rc;
         r->sent += piece;
     }
-    if (UZ_UNLIKELY(r->trace_seq))
+    if (UZ_UNLIKELY(uz_trace_of(r)))
         uz_trace_send_out(UZ_STAGE_SEND_DATA, r->trace_seq, r->tag, r->peer_world);
     return 1;
 }
@@ -572,7 +572,8 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     r->peer_world = world;
     r->tag = tag;
     r->send_mode = (uint8_t)mode;
-    r->trace_seq = trace_seq;
+    if (UZ_UNLIKELY(trace_seq))
+        r->trace_seq = trace_seq;
     int err = uz_request_set_buffer(r, (void *)buf, count, dt);
     if (err) {
         uz_request_release(r);

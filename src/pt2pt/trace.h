@@ -15,6 +15,13 @@
 #include "pt2pt/match.h"
 #include "pt2pt/request.h"
 
+/* The number of a traced request, else 0: the global flag first, so that
+ * with tracing off nothing of the request is read. */
+static inline uint32_t uz_trace_of(const uz_request *r)
+{
+    return UZ_UNLIKELY(uz_trace_stages) ? r->trace_seq : 0;
+}
+
 /* A send starts: number it; the transport's next enqueue is its own. */
 static inline uint32_t uz_trace_send_entry(int tag, int world)
 {
