@@ -3,6 +3,9 @@
  * of a ping-pong (small eager messages and rendezvous ones), in order and
  * once per message, and records nothing without it.
  *
+ * Messages that arrive before their receive is posted (eager and
+ * rendezvous) are stamped too, their receive posted after they arrived.
+ *
  * Usage: trace_stages on|off   (run at np 2; the transport is chosen by
  * the environment: shm, or UZURA_SHM=0 with UZURA_NET=tcp or udp).
  */
@@ -10,8 +13,8 @@
 
 #include "uztest.h"
 
-enum { TAG_SMALL = 4201, TAG_LARGE = 4202, N_SMALL = 20, N_LARGE = 4, SMALL = 8,
-       LARGE = 1 << 20, MAX_RECORDS = 4096 };
+enum { TAG_SMALL = 4201, TAG_LARGE = 4202, TAG_UNEXP = 4203, TAG_UNEXP_LARGE = 4204, TAG_MARK = 4205,
+       N_SMALL = 20, N_LARGE = 4, N_UNEXP = 10, SMALL = 8, LARGE = 1 << 20, MAX_RECORDS = 4096 };
 
 static UZURA_Stage_record recs[MAX_RECORDS];
 
@@ -33,6 +36,30 @@ static void pingpong(int rank, int tag, int n, unsigned char *buf, int bytes)
     }
 }
 
+/* Rank 0 sends N_UNEXP small messages and a large one that rank 1 has not
+ * asked for yet, then a marker; rank 1 waits for the marker (so the others
+ * are in and queued), then receives them. */
+static void unexpected(int rank, unsigned char *buf)
+{
+    if (rank == 0) {
+        MPI_Request req;
+        for (int i = 0; i < N_UNEXP; i++)
+            CHECK_MPI(MPI_Send(&i, 1, MPI_INT, 1, TAG_UNEXP, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Isend(buf, LARGE, MPI_BYTE, 1, TAG_UNEXP_LARGE, MPI_COMM_WORLD, &req));
+        CHECK_MPI(MPI_Send(buf, 0, MPI_BYTE, 1, TAG_MARK, MPI_COMM_WORLD));
+        CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    } else {
+        int v = -1;
+        CHECK_MPI(MPI_Probe(0, TAG_MARK, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        for (int i = 0; i < N_UNEXP; i++) {
+            CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, 0, TAG_UNEXP, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            CHECK_EQ(v, i);
+        }
+        CHECK_MPI(MPI_Recv(buf, LARGE, MPI_BYTE, 0, TAG_UNEXP_LARGE, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Recv(buf, 0, MPI_BYTE, 0, TAG_MARK, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+}
+
 static int is_send_stage(int s)
 {
     return s >= UZURA_STAGE_SEND_ENTRY && s <= UZURA_STAGE_SEND_COMPLETE;
@@ -40,7 +67,8 @@ static int is_send_stage(int s)
 
 /* The stages one message passes on one side, in order, each once (the
  * send_data stage only for a rendezvous by CTS/DATA).  Returns messages seen. */
-static int check_side(const UZURA_Stage_record *r, int n, int tag, int peer, int sender, int expect)
+static int check_side(const UZURA_Stage_record *r, int n, int tag, int peer, int sender, int expect,
+                      int posted_late)
 {
     static const int send_order[] = { UZURA_STAGE_SEND_ENTRY, UZURA_STAGE_SEND_ENQUEUED,
                                       UZURA_STAGE_SEND_DATA, UZURA_STAGE_SEND_COMPLETE };
@@ -87,6 +115,9 @@ static int check_side(const UZURA_Stage_record *r, int n, int tag, int peer, int
                   times[UZURA_STAGE_RECV_ENTRY]);
             CHECK(at[UZURA_STAGE_RECV_ENTRY] <= at[UZURA_STAGE_MATCH], "message %u: posted after matched",
                   seqs[k]);
+            if (posted_late)
+                CHECK(at[UZURA_STAGE_RECV_ENTRY] >= at[UZURA_STAGE_ARRIVAL], "message %u (tag %d): posted "
+                      "before it arrived, not unexpected", seqs[k], tag);
         }
     }
     return nseq;
@@ -110,16 +141,19 @@ int main(int argc, char **argv)
     CHECK_MPI(UZURA_Trace_stages(recs, MAX_RECORDS, &count, &rate));     /* what wire-up sent */
     pingpong(rank, TAG_SMALL, N_SMALL, buf, SMALL);
     pingpong(rank, TAG_LARGE, N_LARGE, buf, LARGE);
+    unexpected(rank, buf);
     CHECK_MPI(UZURA_Trace_stages(recs, MAX_RECORDS, &count, &rate));
     if (!on) {
         CHECK(count == 0, "%d stamps recorded without UZURA_TRACE=stages", count);
     } else {
         CHECK(rate > 0, "counter rate %g", rate);
         int peer = 1 - rank;
-        check_side(recs, count, TAG_SMALL, peer, 1, N_SMALL);
-        check_side(recs, count, TAG_SMALL, peer, 0, N_SMALL);
-        check_side(recs, count, TAG_LARGE, peer, 1, N_LARGE);
-        check_side(recs, count, TAG_LARGE, peer, 0, N_LARGE);
+        check_side(recs, count, TAG_SMALL, peer, 1, N_SMALL, 0);
+        check_side(recs, count, TAG_SMALL, peer, 0, N_SMALL, 0);
+        check_side(recs, count, TAG_LARGE, peer, 1, N_LARGE, 0);
+        check_side(recs, count, TAG_LARGE, peer, 0, N_LARGE, 0);
+        check_side(recs, count, TAG_UNEXP, peer, rank == 0, N_UNEXP, 1);
+        check_side(recs, count, TAG_UNEXP_LARGE, peer, rank == 0, 1, 1);
         /* The ping-pong's stamps are all there is: 3-4 per send, 5 per receive. */
         int mine = 0;
         for (int i = 0; i < count; i++)
