@@ -287,6 +287,10 @@ const struct uz_param uz_params[] = {
     { "TRACE_RECORDS", UZ_PARAM_INT, "65536",
       "UZURA_TRACE=stages: stamps each process keeps (24 bytes each); a full ring overwrites the oldest",
       NULL, FIELD(trace_records), UZ_PARAM_TUNABLE },
+    { "TRACE_FILE", UZ_PARAM_STRING, "",
+      "UZURA_TRACE=stages: at MPI_Finalize each rank writes the stamps still in its ring (those the program did "
+      "not read) as text to <this>.<world rank> (empty: no file)",
+      NULL, FIELD(trace_file), UZ_PARAM_TUNABLE },
 
     /* Given to every rank by mpiexec. */
     { "JOB_ID", UZ_PARAM_STRING, "",

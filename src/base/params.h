@@ -147,6 +147,7 @@ struct uz_config {
     /* tracing (base/trace_stages.c) */
     int trace;                  /* UZURA_TRACE: enum uz_trace */
     int trace_records;          /* UZURA_TRACE_RECORDS */
+    char *trace_file;           /* UZURA_TRACE_FILE */
 };
 
 enum { UZ_SHM_CMA_AUTO = 0, UZ_SHM_CMA_ON = 1, UZ_SHM_CMA_OFF = 2 };
