@@ -81,9 +81,12 @@ static void recv_put(uz_request *r, size_t offset, const void *src, size_t len)
 static void recv_finish(uz_request *r, int error)
 {
     uint32_t trace_seq = uz_trace_of(r);
-    int trace_tag = r->msg_tag, trace_src = r->peer_world;     /* r may be gone after completing */
-    if (UZ_UNLIKELY(trace_seq))
+    int trace_tag = 0, trace_src = 0;   /* r may be gone after completing */
+    if (UZ_UNLIKELY(trace_seq)) {
+        trace_tag = r->msg_tag;
+        trace_src = r->peer_world;
         uz_trace_stamp(UZ_STAGE_COPY, uz_trace_now(), trace_seq, trace_tag, trace_src);
+    }
     r->status.MPI_SOURCE = r->msg_src;
     r->status.MPI_TAG = r->msg_tag;
     uz_status_set_bytes(&r->status, (MPI_Count)r->expected);
