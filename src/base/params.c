@@ -27,6 +27,12 @@ static const struct uz_param_choice shm_cma_choices[] = {
     { 0, NULL, NULL },
 };
 
+static const struct uz_param_choice trace_choices[] = {
+    { UZ_TRACE_NONE, "none", "nothing is recorded" },
+    { UZ_TRACE_STAGES, "stages", "stamp each stage of every message (UZURA_Trace_stages, docs/performance.md)" },
+    { 0, NULL, NULL },
+};
+
 /* Each collective's table from its list in params_coll.h. */
 #define COLL_CHOICE(id, word, help) { id, word, help },
 #define COLL_CHOICES(list) { list(COLL_CHOICE) { 0, NULL, NULL } }
@@ -271,6 +277,20 @@ const struct uz_param uz_params[] = {
     { "MAP_BY", UZ_PARAM_STRING, "",
       "mpiexec: the order ranks take the objects they are bound to, core|hwthread|socket|numa|slot, as -map-by",
       NULL, FIELD(map_by), UZ_PARAM_TUNABLE },
+
+    /* Tracing (docs/performance.md "Per-stage latency breakdown") */
+    { "TRACE", UZ_PARAM_ENUM, "none",
+      "stages: stamp each stage of every message's path (send entry, transport enqueue, arrival, matching, copy, "
+      "completion) with the cycle counter into a per-process ring that the program reads with UZURA_Trace_stages "
+      "(uzura_ext.h); none: record nothing (costs one predicted branch per stage)",
+      trace_choices, FIELD(trace), UZ_PARAM_TUNABLE },
+    { "TRACE_RECORDS", UZ_PARAM_INT, "65536",
+      "UZURA_TRACE=stages: stamps each process keeps (24 bytes each); a full ring overwrites the oldest",
+      NULL, FIELD(trace_records), UZ_PARAM_TUNABLE },
+    { "TRACE_FILE", UZ_PARAM_STRING, "",
+      "UZURA_TRACE=stages: at MPI_Finalize each rank writes the stamps still in its ring (those the program did "
+      "not read) as text to <this>.<world rank> (empty: no file)",
+      NULL, FIELD(trace_file), UZ_PARAM_TUNABLE },
 
     /* Given to every rank by mpiexec. */
     { "JOB_ID", UZ_PARAM_STRING, "",

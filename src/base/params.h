@@ -144,9 +144,14 @@ struct uz_config {
     char *bind_to;              /* UZURA_BIND_TO, UZURA_MAP_BY: mpiexec's; listed here */
     char *map_by;
     int local_cpus;             /* UZURA_LOCAL_CPUS: CPUs the host's ranks may use */
+    /* tracing (base/trace_stages.c) */
+    int trace;                  /* UZURA_TRACE: enum uz_trace */
+    int trace_records;          /* UZURA_TRACE_RECORDS */
+    char *trace_file;           /* UZURA_TRACE_FILE */
 };
 
 enum { UZ_SHM_CMA_AUTO = 0, UZ_SHM_CMA_ON = 1, UZ_SHM_CMA_OFF = 2 };
+enum uz_trace { UZ_TRACE_NONE = 0, UZ_TRACE_STAGES = 1 };
 
 extern struct uz_config uz_config;
 

@@ -37,6 +37,7 @@ struct uz_unexpected {
     /* Set when a receive took this message while it was still arriving:
      * the rest of its pieces go straight to that receive's buffer. */
     uz_request *claimed;
+    uint32_t trace_seq;         /* UZURA_TRACE=stages: its number, 0 when not traced */
     unsigned char *data;        /* eager bytes (points at `small` when they fit) */
     unsigned char small[64];
 };

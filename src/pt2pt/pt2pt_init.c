@@ -29,6 +29,7 @@
 #include "base/errors.h"
 #include "base/hwtopo.h"
 #include "base/params.h"
+#include "base/trace_stages.h"
 #include "base/runtime.h"
 #include "pmi/pmi.h"
 #include "pt2pt/match.h"
@@ -507,6 +508,8 @@ int uz_pt2pt_init(const struct uz_pt2pt_comm_refs *refs)
     int size = uz_rt.world_size;
     struct wireup w = { .nlocal = 1 };
     int err = uz_net_list_parse(uz_config.net, &w.mine, 1);
+    if (!err)
+        err = uz_trace_stages_init();   /* UZURA_TRACE=stages: before the first message */
     if (err)
         return err;
     uz_peers = calloc(size, sizeof(*uz_peers));
@@ -568,5 +571,6 @@ int uz_pt2pt_finalize(void)
     uz_match_finalize();
     free(uz_peers);
     uz_peers = NULL;
+    uz_trace_stages_finalize();
     return MPI_SUCCESS;
 }

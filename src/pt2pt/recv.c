@@ -31,6 +31,7 @@
 #include "pt2pt/send.h"
 #include "pt2pt/stats.h"
 #include "pt2pt/status.h"
+#include "pt2pt/trace.h"
 
 enum { HDR = sizeof(struct uz_msg_hdr) };
 
@@ -79,6 +80,13 @@ static void recv_put(uz_request *r, size_t offset, const void *src, size_t len)
 
 static void recv_finish(uz_request *r, int error)
 {
+    uint32_t trace_seq = uz_trace_of(r);
+    int trace_tag = 0, trace_src = 0;   /* r may be gone after completing */
+    if (UZ_UNLIKELY(trace_seq)) {
+        trace_tag = r->msg_tag;
+        trace_src = r->peer_world;
+        uz_trace_stamp(UZ_STAGE_COPY, uz_trace_now(), trace_seq, trace_tag, trace_src);
+    }
     r->status.MPI_SOURCE = r->msg_src;
     r->status.MPI_TAG = r->msg_tag;
     uz_status_set_bytes(&r->status, (MPI_Count)r->expected);
@@ -88,7 +96,9 @@ static void recv_finish(uz_request *r, int error)
                             "than the receive buffer of %zu bytes", r->msg_size, r->msg_src,
                             r->msg_tag, r->bytes);
     r->status.MPI_ERROR = error;
-    uz_request_complete(r);
+    uz_request_complete(r);     /* may free r */
+    if (UZ_UNLIKELY(trace_seq))
+        uz_trace_stamp(UZ_STAGE_RECV_COMPLETE, uz_trace_now(), trace_seq, trace_tag, trace_src);
 }
 
 /* The receive `r` takes a message of `size` bytes. */
@@ -243,7 +253,7 @@ static void eager_to_request(uz_request *r, const struct uz_msg_hdr *h, int src_
 }
 
 static void eager_to_unexpected(const struct uz_msg_hdr *h, int src_world, const unsigned char *data,
-                                size_t piece, size_t size, uint64_t cookie)
+                                size_t piece, size_t size, uint64_t cookie, uint32_t trace_seq)
 {
     struct uz_unexpected *u = uz_unexpected_new(size);
     if (!u) {
@@ -260,6 +270,7 @@ static void eager_to_unexpected(const struct uz_msg_hdr *h, int src_world, const
     u->size = size;
     u->arrived = piece;
     u->cookie = cookie;
+    u->trace_seq = trace_seq;   /* 0 when not traced */
     memcpy(u->data, data, piece);
     uz_unexpected_enqueue(u);
     uz_pt2pt_stats.unexpected++;
@@ -298,13 +309,19 @@ static void on_eager(int src_world, const struct uz_msg_hdr *h, const unsigned c
         len -= sizeof(ext);
     }
     count_arrival(src_world, len);
-    uz_request *r = take_matched(src_world, h);
-    if (!r)
+    uint32_t trace_seq = 0;
+    uz_request *r = take_matched(src_world, h);     /* matched and numbered by place_eager */
+    if (!r) {
+        if (UZ_UNLIKELY(uz_trace_stages))
+            trace_seq = uz_trace_arrival(h->tag, src_world);
         r = uz_posted_match(h->context_id, h->src, h->tag);
+        if (UZ_UNLIKELY(trace_seq) && r)
+            uz_trace_match(r, trace_seq, h->tag, src_world);
+    }
     if (r)
         eager_to_request(r, h, src_world, body, len, len, (h->flags & UZ_MSG_SYNC) ? cookie : 0);
     else
-        eager_to_unexpected(h, src_world, body, len, len, cookie);
+        eager_to_unexpected(h, src_world, body, len, len, cookie, trace_seq);
 }
 
 static void on_eager_first(int src_world, const struct uz_msg_hdr *h, const unsigned char *body, size_t len)
@@ -319,12 +336,17 @@ static void on_eager_first(int src_world, const struct uz_msg_hdr *h, const unsi
     if (ext.size < len || p->rx_req || p->rx_unexp)
         { drop(src_world, "inconsistent eager message"); return; }
     count_arrival(src_world, ext.size);
+    uint32_t trace_seq = 0;
+    if (UZ_UNLIKELY(uz_trace_stages))
+        trace_seq = uz_trace_arrival(h->tag, src_world);
     uz_request *r = uz_posted_match(h->context_id, h->src, h->tag);
     uint64_t ack = (h->flags & UZ_MSG_SYNC) ? ext.cookie : 0;
+    if (UZ_UNLIKELY(trace_seq) && r)
+        uz_trace_match(r, trace_seq, h->tag, src_world);
     if (r)
         eager_to_request(r, h, src_world, body, len, ext.size, ack);
     else
-        eager_to_unexpected(h, src_world, body, len, ext.size, ext.cookie);
+        eager_to_unexpected(h, src_world, body, len, ext.size, ext.cookie, trace_seq);
 }
 
 static void on_eager_more(int src_world, const unsigned char *body, size_t len)
@@ -369,6 +391,8 @@ static void on_eager_more(int src_world, const unsigned char *body, size_t len)
 void uz_recv_take(uz_request *r, struct uz_unexpected *u)
 {
     recv_bind(r, u->src, u->tag, u->size, u->src_world);
+    if (UZ_UNLIKELY(uz_trace_stages) && u->trace_seq)
+        uz_trace_match(r, u->trace_seq, u->tag, u->src_world);
     if (u->kind == UZ_MSG_RTS) {
         struct uz_msg_hdr h = { UZ_MSG_RTS, 0, 0, u->tag, u->context_id, u->src };
         struct uz_ext_rts rts = { .size = u->size, .cookie = u->cookie, .has_bulk = u->has_bulk,
@@ -400,9 +424,14 @@ static void on_rts(int src_world, const struct uz_msg_hdr *h, const unsigned cha
         { drop(src_world, "bad rendezvous request"); return; }
     memcpy(&rts, body, sizeof(rts));
     count_arrival(src_world, rts.size);
+    uint32_t trace_seq = 0;
+    if (UZ_UNLIKELY(uz_trace_stages))
+        trace_seq = uz_trace_arrival(h->tag, src_world);
     uz_request *r = uz_posted_match(h->context_id, h->src, h->tag);
     if (r) {
         recv_bind(r, h->src, h->tag, rts.size, src_world);
+        if (UZ_UNLIKELY(trace_seq))
+            uz_trace_match(r, trace_seq, h->tag, src_world);
         start_rendezvous(r, h, &rts, src_world);
         return;
     }
@@ -419,6 +448,7 @@ static void on_rts(int src_world, const struct uz_msg_hdr *h, const unsigned cha
     u->cookie = rts.cookie;
     u->has_bulk = (uint8_t)rts.has_bulk;
     u->bulk = rts.bulk;
+    u->trace_seq = trace_seq;   /* 0 when not traced */
     uz_unexpected_enqueue(u);
     uz_pt2pt_stats.unexpected++;
     uz_tool_event(UZ_TOOL_EVENT_UNEXPECTED, h->src, h->tag, (int64_t)rts.size, h->context_id);
@@ -456,6 +486,8 @@ static int place_eager(int src_world, const struct uz_msg_hdr *h, size_t len, st
     if (!r)
         return 0;
     p->rx_matched = r;
+    if (UZ_UNLIKELY(uz_trace_stages))
+        uz_trace_match(r, uz_trace_arrival(h->tag, src_world), h->tag, src_world);
     if (!r->contig || len > r->bytes)
         return 0;
     recv_bind(r, h->src, h->tag, len, src_world);
@@ -616,6 +648,8 @@ static int setup_recv(uz_request *r, void *buf, MPI_Count count, uz_datatype *dt
     r->peer = source;
     r->peer_world = source_world;
     r->tag = tag;
+    if (UZ_UNLIKELY(uz_trace_stages))
+        r->trace_posted = uz_trace_now();
     return uz_request_set_buffer(r, buf, count, dt);
 }
 

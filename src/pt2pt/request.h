@@ -137,6 +137,10 @@ typedef struct MPI_ABI_Request {
 
     const struct uz_request_ops *ops;
     void *ops_state;
+    /* UZURA_TRACE=stages (pt2pt/trace.h): the message's number, 0 when not
+     * traced, and when the receive was posted. */
+    uint32_t trace_seq;
+    uint64_t trace_posted;
 } uz_request;
 
 uz_request *uz_request_get(MPI_Request h);

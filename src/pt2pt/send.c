@@ -23,6 +23,7 @@
 #include "pt2pt/send.h"
 #include "pt2pt/stats.h"
 #include "pt2pt/status.h"
+#include "pt2pt/trace.h"
 
 enum { HDR = sizeof(struct uz_msg_hdr) };
 
@@ -156,6 +157,8 @@ static int sendq_remove(struct uz_peer *p, uz_request *r)
 
 static void send_complete(uz_request *r, int error)
 {
+    if (UZ_UNLIKELY(uz_trace_of(r)))
+        uz_trace_send_done(r->trace_seq, r->tag, r->peer_world);
     r->phase = UZ_SEND_DONE;
     r->status.MPI_ERROR = error;
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;
@@ -226,6 +229,8 @@ static int step_eager(struct uz_peer *p, uz_request *r)
             return 0;
         if (rc)
             return rc;
+        if (UZ_UNLIKELY(uz_trace_of(r)))
+            uz_trace_send_out(UZ_STAGE_SEND_ENQUEUED, r->trace_seq, r->tag, r->peer_world);
         r->sent = r->bytes;
         return 1;
     }
@@ -248,6 +253,8 @@ static int step_eager(struct uz_peer *p, uz_request *r)
             return 0;
         if (rc)
             return rc;
+        if (UZ_UNLIKELY(uz_trace_of(r)) && r->sent == 0)
+            uz_trace_send_out(UZ_STAGE_SEND_ENQUEUED, r->trace_seq, r->tag, r->peer_world);
         r->sent += piece;
     }
     return 1;
@@ -335,6 +342,8 @@ static int step_rts(struct uz_peer *p, uz_request *r)
     int rc = uz_path_send(p, rec, sizeof(rec), &none);
     if (rc == -EAGAIN)
         return 0;
+    if (UZ_UNLIKELY(uz_trace_of(r)) && rc == 0)
+        uz_trace_send_out(UZ_STAGE_SEND_ENQUEUED, r->trace_seq, r->tag, r->peer_world);
     return rc ? rc : 1;
 }
 
@@ -362,6 +371,8 @@ static int step_data(struct uz_peer *p, uz_request *r)
             return rc;
         r->sent += piece;
     }
+    if (UZ_UNLIKELY(uz_trace_of(r)))
+        uz_trace_send_out(UZ_STAGE_SEND_DATA, r->trace_seq, r->tag, r->peer_world);
     return 1;
 }
 
@@ -512,6 +523,9 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     int world = uz_p2p_world_rank(pc, dest);
     struct uz_peer *p = &uz_peers[world];
     size_t bytes = (size_t)(count * dt->size);
+    uint32_t trace_seq = 0;
+    if (UZ_UNLIKELY(uz_trace_stages))
+        trace_seq = uz_trace_send_entry(tag, world);
 
     /* Fast path: an eager message that fits one record goes out now,
      * without a request (blocking) or with an already-complete one. */
@@ -532,6 +546,10 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
         }
         int rc = uz_path_send(p, &h, sizeof(h), &pl);
         if (rc == 0) {
+            if (UZ_UNLIKELY(trace_seq)) {
+                uz_trace_send_out(UZ_STAGE_SEND_ENQUEUED, trace_seq, tag, world);
+                uz_trace_send_done(trace_seq, tag, world);
+            }
             uz_pt2pt_stats.eager_sent++;
             uz_traffic[p->traffic].msgs_sent++;
             uz_traffic[p->traffic].bytes_sent += bytes;
@@ -554,6 +572,8 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     r->peer_world = world;
     r->tag = tag;
     r->send_mode = (uint8_t)mode;
+    if (UZ_UNLIKELY(trace_seq))
+        r->trace_seq = trace_seq;
     int err = uz_request_set_buffer(r, (void *)buf, count, dt);
     if (err) {
         uz_request_release(r);

@@ -59,6 +59,13 @@ Uzura implements every `MPI_T_*` procedure of MPI-4.1 chapter 15 in `src/mpit/`.
   Categories are made by the first `MPI_T_init_thread` and never change afterwards
   (`MPI_T_category_changed` stays the same).
 
+Per-message stage stamps are not an MPI_T variable: `UZURA_TRACE=stages` stamps each stage
+of every message (send entry, transport enqueue, arrival seen, matching, copy, completion)
+with the cycle counter into a per-process ring that a program reads with
+`UZURA_Trace_stages` (`include/uzura_ext.h`), or that `MPI_Finalize` writes to
+`UZURA_TRACE_FILE`.<rank>; `bench/stage_breakdown.c` turns them into a
+per-stage latency table ([performance.md](performance.md), "Per-stage latency breakdown").
+
 """
 
 

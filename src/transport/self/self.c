@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/trace_stages.h"
 #include "transport/transport.h"
 
 static const struct uz_upcalls *up;
@@ -60,6 +61,8 @@ static int self_send(int world, const void *hdr, size_t hdr_len, const struct uz
         return uz_err_make(MPI_ERR_BUFFER, "invalid buffer: %zu bytes to send to self from address NULL",
                            pl->len);
     }
+    uz_trace_enqueued();            /* delivered inside send: out and in at once */
+    uz_trace_arrived();
     up->on_record(world, rec, len);
     if (rec != stackbuf)
         free(rec);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/trace_stages.h"
 #include "transport/shm/shm_state.h"
 
 static inline uint32_t slots_for(size_t len)
@@ -124,6 +125,7 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
     note_record(tx->payload_first, idx, need);
     clear_payload_first(tx, (idx + need) & uz_shm.ring_mask);
     atomic_store_explicit(&slot->seq, (uint32_t)(pos + 1), memory_order_seq_cst);
+    uz_trace_enqueued();
     tx->produced = pos + need;
     if (atomic_load_explicit(&shm_ctl_of(peer)->sleeping, memory_order_relaxed))
         uz_shm_wake(peer);
@@ -174,6 +176,7 @@ static int poll_ring(struct shm_rx *rx, uz_recv_handler handler)
         struct shm_slot *slot = &rx->slots[idx];
         if (atomic_load_explicit(&slot->seq, memory_order_acquire) != (uint32_t)(rx->consumed + 1))
             break;
+        uz_trace_arrived();
         uint32_t len = slot->len;
         if (len == SHM_RECORD_WRAP) {
             release_slots(rx, uz_shm.ring_slots - idx);

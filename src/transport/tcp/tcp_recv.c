@@ -21,6 +21,7 @@
 #include <sys/uio.h>
 
 #include "base/errors.h"
+#include "base/trace_stages.h"
 #include "transport/tcp/tcp.h"
 
 int tcp_rx_new(struct tcp_peer *p)
@@ -144,6 +145,7 @@ static int parse(int world, struct tcp_peer *p)
             break;
         }
         size_t total = sizeof(fr) + fr.len;
+        uz_trace_arrived();
         if (fr.kind == TCP_FRAME_BYE) {
             tcp_on_bye(world);
             rx->start += total;

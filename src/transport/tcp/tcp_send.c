@@ -25,6 +25,7 @@
 
 #include "base/errors.h"
 #include "base/params.h"
+#include "base/trace_stages.h"
 #include "transport/tcp/tcp.h"
 
 /* ------------------------------------------------------------ the queue */
@@ -105,6 +106,7 @@ static int queue_record(int world, struct tcp_peer *p, const struct tcp_frame *f
         else
             pl->pack(pl->pack_ctx, dst, pl->len);
     }
+    uz_trace_enqueued();
     return 0;
 }
 
@@ -232,6 +234,7 @@ static int send_now(int world, struct tcp_peer *p, const void *hdr, size_t hdr_l
             bytes += iov[i].iov_len;
         struct msghdr msg = { .msg_iov = iov, .msg_iovlen = (size_t)n };
         ssize_t w = sendmsg(p->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        uz_trace_enqueued();
         if (w < 0) {
             if (errno == EINTR)
                 continue;

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/trace_stages.h"
 #include "transport/udp/udp.h"
 
 /* ------------------------------------------------------------ reassembly */
@@ -106,6 +107,7 @@ static void record_end(struct udp_peer *p)
 static int deliver_segment(struct udp_peer *p, const struct udp_wire *w, const unsigned char *data)
 {
     if (w->flags & UDP_F_FIRST) {
+        uz_trace_arrived();
         if (p->rec_len || w->rec_len > udp.conf.max_record || w->hdr_len > w->rec_len ||
             w->hdr_len > w->len || w->len > w->rec_len)
             return -1;

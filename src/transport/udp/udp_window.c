@@ -41,6 +41,7 @@
 
 #include "base/errors.h"
 #include "base/tool_events.h"
+#include "base/trace_stages.h"
 #include "transport/udp/udp.h"
 
 enum { CWND_RESTART = 16 };
@@ -354,6 +355,7 @@ int udp_window_send(struct udp_peer *p, const void *hdr, size_t hdr_len, const s
         udp.nbrief++;
     }
     udp_window_push(p);
+    uz_trace_enqueued();
     if (lent && !held && p->slots)
         copy_lent(p, start + 1, start + nseg);
     return held ? -EINPROGRESS : 0;
