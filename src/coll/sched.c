@@ -85,8 +85,24 @@ void uz_sched_recv_local(struct uz_sched *s, void *buf, MPI_Count count, uz_data
     add_msg(s, UZ_STEP_RECV, buf, count, dt, peer, 1);
 }
 
+/* A reduction reads what the receives before it brought: those receives
+ * ask to copy the bytes themselves (uz_pt2pt_recv_to_read), so they land
+ * in this core's cache.  Looks back over the steps since the fence before
+ * the last one, which is where a reduction's inputs arrive. */
+static void mark_read_next(struct uz_sched *s, const void *a, const void *b)
+{
+    int fences = 0;
+    for (int i = s->nsteps - 1; i >= 0 && fences < 2; i--) {
+        struct uz_step *st = &s->steps[i];
+        if (st->kind == UZ_STEP_RECV && (st->buf == a || st->buf == b))
+            st->read_next = 1;
+        fences += st->fence;
+    }
+}
+
 void uz_sched_reduce(struct uz_sched *s, const void *in, void *inout, MPI_Count units)
 {
+    mark_read_next(s, in, inout);
     struct uz_step *st = add(s, UZ_STEP_REDUCE);
     if (!st)
         return;
@@ -268,7 +284,9 @@ static void start_step(struct uz_sched *s, struct uz_step *st)
                             &st->req);
         break;
     case UZ_STEP_RECV:
-        err = uz_pt2pt_recv(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, NULL, &st->req);
+        err = st->read_next
+            ? uz_pt2pt_recv_to_read(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, &st->req)
+            : uz_pt2pt_recv(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, NULL, &st->req);
         break;
     case UZ_STEP_REDUCE:
         uz_reducer_apply(&s->red, st->src, st->buf, st->count);

@@ -49,6 +49,7 @@ struct uz_step {
     uint8_t kind;
     uint8_t fence;
     uint8_t local;          /* intercommunicators: message on the local group's communicator */
+    uint8_t read_next;      /* RECV: a later REDUCE step reads this buffer */
     int peer;
     void *buf;
     const void *src;

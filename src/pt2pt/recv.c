@@ -196,7 +196,7 @@ static int accept_bulk(uz_request *r, const struct uz_ext_rts *rts, const struct
         return 0;
     r->bulk_iov = iov;
     r->bulk_niov = n;
-    struct uz_bulk_mem mem = { .iov = iov, .niov = n };
+    struct uz_bulk_mem mem = { .iov = iov, .niov = n, .copy_alone = r->reads_next };
     return t->bulk_pull(p->addr, &rts->bulk, &mem, r->expected, r) == MPI_SUCCESS;
 }
 
@@ -738,6 +738,24 @@ int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int t
     uz_request *r = new_recv(buf, count, dt, source, tag, pc->comm, pc->context_id, source_world, &err);
     if (!r)
         return err;
+    post_recv(r);
+    *out = r;
+    return MPI_SUCCESS;
+}
+
+int uz_pt2pt_recv_to_read(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                          const struct uz_p2p_comm *pc, uz_request **out)
+{
+    if (source == MPI_PROC_NULL)
+        return uz_pt2pt_recv(buf, count, dt, source, tag, pc, NULL, out);
+    int source_world = source == MPI_ANY_SOURCE ? -1 : uz_p2p_world_rank(pc, source);
+    if (UZ_UNLIKELY(source_world >= uz_rt.world_size))
+        uz_proc_watch(source_world);
+    int err;
+    uz_request *r = new_recv(buf, count, dt, source, tag, pc->comm, pc->context_id, source_world, &err);
+    if (!r)
+        return err;
+    r->reads_next = 1;
     post_recv(r);
     *out = r;
     return MPI_SUCCESS;

@@ -113,6 +113,7 @@ typedef struct MPI_ABI_Request {
     uint8_t acked;              /* synchronous send: the receiver matched it */
     uint8_t cancel_sent;        /* MPI_Cancel asked the receiver */
     uint8_t lend_eager;         /* a network transport may read eager pieces from the buffer */
+    uint8_t reads_next;         /* receive: the caller reads the bytes at once (a reduction) */
     int net_held;               /* DATA records a network transport sends from our buffer */
     int net_error;              /* the first error one of them reported */
 

@@ -90,6 +90,8 @@ struct uz_bulk_mem {
     void (*pack)(void *ctx, size_t offset, void *dst, size_t len);
     void (*unpack)(void *ctx, size_t offset, const void *src, size_t len);
     void *ctx;                      /* not NULL: staged */
+    int copy_alone;                 /* receiver: it reads the bytes next, so it copies them all
+                                     * itself (into its own cache) without the sender's help */
 };
 
 /* Completion of a one-copy put or get that finishes after the call returns
