@@ -1,0 +1,265 @@
+/*
+ * profile_svg.c — the traffic profile's pictures, drawn as SVG by hand (no
+ * plotting library): the rank × rank byte matrix as a heat map, the
+ * message-size histogram, and time inside MPI per rank and per procedure as
+ * bar charts.  Each is a standalone SVG document (no XML declaration, so
+ * that report.html can inline it); cells and bars carry data-* attributes
+ * with their exact numbers, for people hovering (<title>) and for tests.
+ */
+#include "profile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const class_name[PROFILE_CLASSES] = { "point-to-point", "collective" };
+static const char *const class_word[PROFILE_CLASSES] = { "p2p", "coll" };
+static const char *const class_color[PROFILE_CLASSES] = { "#3b75af", "#ef8636" };
+
+void profile_format_bytes(char *buf, size_t len, double bytes)
+{
+    static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    int u = 0;
+    while (bytes >= 1024 && u < 4) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", bytes, unit[u]);
+}
+
+void profile_bucket_label(char *buf, size_t len, int bucket)
+{
+    static const char suffix[] = " KMGT";
+    if (bucket == 0) {
+        snprintf(buf, len, "0");
+        return;
+    }
+    int shift = bucket - 1, s = 0;
+    while (shift >= 10 && s < 4) {
+        shift -= 10;
+        s++;
+    }
+    if (s)
+        snprintf(buf, len, "%llu%c", 1ULL << shift, suffix[s]);
+    else
+        snprintf(buf, len, "%llu", 1ULL << shift);
+}
+
+static void format_time(char *buf, size_t len, double ns)
+{
+    if (ns >= 1e9)
+        snprintf(buf, len, "%.3g s", ns / 1e9);
+    else if (ns >= 1e6)
+        snprintf(buf, len, "%.3g ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.3g µs", ns / 1e3);
+}
+
+static void svg_open(FILE *f, int width, int height, const char *cls, const char *title)
+{
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"%s\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n", cls, width, height,
+            width, height);
+    fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
+    fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">%s</text>\n", title);
+}
+
+/* ------------------------------------------------------------ heat map */
+
+/* White-blue, on a logarithmic scale so that small flows stay visible next
+ * to large ones; no traffic at all is light grey. */
+static void heat_color(char *buf, size_t len, uint64_t v, uint64_t max)
+{
+    if (v == 0) {
+        snprintf(buf, len, "#eeeeee");
+        return;
+    }
+    double t = max > 1 ? log1p((double)v) / log1p((double)max) : 1.0;
+    int r = (int)(222 + t * (8 - 222)), g = (int)(235 + t * (48 - 235)), b = (int)(247 + t * (107 - 247));
+    snprintf(buf, len, "#%02x%02x%02x", r, g, b);
+}
+
+void profile_svg_heatmap(FILE *f, const struct profile *pf, int cls)
+{
+    int p = pf->size;
+    int cell = 480 / p;
+    cell = cell > 40 ? 40 : cell < 2 ? 2 : cell;
+    int left = 70, top = 60, grid = cell * p;
+    int width = left + grid + 170, height = top + grid + 30;
+    uint64_t max = 0;
+    for (size_t i = 0; i < (size_t)p * (size_t)p; i++)
+        max = pf->bytes[cls][i] > max ? pf->bytes[cls][i] : max;
+    char title[128], text[64], color[16];
+    snprintf(title, sizeof title, "Bytes sent, %s (row: sender, column: receiver)", class_name[cls]);
+    svg_open(f, width, height, "heatmap", title);
+    fprintf(f, "<text x=\"%d\" y=\"42\" text-anchor=\"middle\">to rank</text>\n", left + grid / 2);
+    fprintf(f, "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">from rank</text>\n",
+            top + grid / 2, top + grid / 2);
+    int step = (p + 15) / 16;
+    for (int i = 0; i < p; i += step) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%d</text>\n",
+                left + i * cell + cell / 2, top - 4, i);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\">%d</text>\n", left - 4,
+                top + i * cell + cell / 2 + 4, i);
+    }
+    fprintf(f, "<g class=\"cells\" data-kind=\"%s\" data-ranks=\"%d\">\n", class_word[cls], p);
+    for (int from = 0; from < p; from++)
+        for (int to = 0; to < p; to++) {
+            size_t i = (size_t)from * (size_t)p + (size_t)to;
+            heat_color(color, sizeof color, pf->bytes[cls][i], max);
+            profile_format_bytes(text, sizeof text, (double)pf->bytes[cls][i]);
+            fprintf(f, "<rect class=\"cell\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+                    "data-from=\"%d\" data-to=\"%d\" data-bytes=\"%llu\" data-msgs=\"%llu\">"
+                    "<title>%d → %d: %s in %llu messages</title></rect>\n",
+                    left + to * cell, top + from * cell, cell, cell, color, from, to,
+                    (unsigned long long)pf->bytes[cls][i], (unsigned long long)pf->msgs[cls][i], from, to, text,
+                    (unsigned long long)pf->msgs[cls][i]);
+        }
+    fputs("</g>\n", f);
+    /* Legend: the scale from the smallest to the largest flow. */
+    int lx = left + grid + 30;
+    fputs("<defs><linearGradient id=\"heat\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">"
+          "<stop offset=\"0\" stop-color=\"#deebf7\"/><stop offset=\"1\" stop-color=\"#08306b\"/>"
+          "</linearGradient></defs>\n", f);
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"120\" fill=\"url(#heat)\"/>\n", lx, top);
+    profile_format_bytes(text, sizeof text, (double)max);
+    fprintf(f, "<text x=\"%d\" y=\"%d\">%s</text>\n", lx + 22, top + 10, text);
+    fprintf(f, "<text x=\"%d\" y=\"%d\">1 B (log scale)</text>\n", lx + 22, top + 120);
+    fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"#eeeeee\"/>\n", lx, top + 136);
+    fprintf(f, "<text x=\"%d\" y=\"%d\">none</text>\n", lx + 22, top + 148);
+    fputs("</svg>\n", f);
+}
+
+/* ----------------------------------------------------------- histogram */
+
+void profile_svg_sizes(FILE *f, const struct profile *pf)
+{
+    int lo = PROFILE_SIZE_BUCKETS, hi = -1;
+    uint64_t max = 0;
+    for (int c = 0; c < PROFILE_CLASSES; c++)
+        for (int b = 0; b < PROFILE_SIZE_BUCKETS; b++)
+            if (pf->sizes[c][b]) {
+                lo = b < lo ? b : lo;
+                hi = b > hi ? b : hi;
+                max = pf->sizes[c][b] > max ? pf->sizes[c][b] : max;
+            }
+    int n = hi >= lo ? hi - lo + 1 : 0;
+    int left = 70, top = 50, group = 34, plot = 200;
+    int width = left + (n ? n : 6) * group + 40, height = top + plot + 60;
+    svg_open(f, width < 420 ? 420 : width, height, "sizes", "Messages by size (bytes, from)");
+    if (!n) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\">no messages</text>\n</svg>\n", left, top + plot / 2);
+        return;
+    }
+    fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", left, top + plot,
+            left + n * group, top + plot);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%llu</text>\n", left - 4, top + 10,
+            (unsigned long long)max);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">0</text>\n", left - 4, top + plot);
+    char label[32];
+    for (int b = lo; b <= hi; b++) {
+        int x = left + (b - lo) * group;
+        for (int c = 0; c < PROFILE_CLASSES; c++) {
+            uint64_t v = pf->sizes[c][b];
+            int h = (int)((double)v / (double)max * plot + 0.5);
+            fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"13\" height=\"%d\" fill=\"%s\" "
+                    "data-kind=\"%s\" data-bucket=\"%d\" data-count=\"%llu\"><title>%llu %s messages</title></rect>\n",
+                    x + 3 + c * 14, top + plot - h, h, class_color[c], class_word[c], b, (unsigned long long)v,
+                    (unsigned long long)v, class_word[c]);
+        }
+        profile_bucket_label(label, sizeof label, b);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%s</text>\n",
+                x + group / 2, top + plot + 14, label);
+    }
+    for (int c = 0; c < PROFILE_CLASSES; c++) {
+        int y = top + plot + 32 + c * 0, x = left + c * 140;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                "<text x=\"%d\" y=\"%d\">%s</text>\n", x, y, class_color[c], x + 16, y + 11, class_name[c]);
+    }
+    fputs("</svg>\n", f);
+}
+
+/* ---------------------------------------------------------- bar charts */
+
+struct hbar {
+    char label[64];
+    double value[2];            /* stacked */
+    char note[96];
+};
+
+static void hbars(FILE *f, const char *cls, const char *title, const struct hbar *rows, int n,
+                  const char *const series[2], const char *const colors[2])
+{
+    int left = 160, top = 50, row = 18, plot = 360;
+    int width = left + plot + 190, height = top + n * row + 40;
+    double max = 0;
+    for (int i = 0; i < n; i++)
+        max = rows[i].value[0] + rows[i].value[1] > max ? rows[i].value[0] + rows[i].value[1] : max;
+    svg_open(f, width, height, cls, title);
+    for (int i = 0; i < n; i++) {
+        int y = top + i * row, x = left;
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + 12, rows[i].label);
+        for (int s = 0; s < 2 && series[s]; s++) {
+            int w = max > 0 ? (int)(rows[i].value[s] / max * plot + 0.5) : 0;
+            fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+                    "data-label=\"%s\" data-series=\"%s\" data-value=\"%.0f\"/>\n", x, y + 2, w, row - 4,
+                    colors[s], rows[i].label, series[s], rows[i].value[s]);
+            x += w;
+        }
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n", x + 6, y + 12, rows[i].note);
+    }
+    for (int s = 0; s < 2 && series[s]; s++) {
+        int x = left + s * 160, y = top + n * row + 14;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                "<text x=\"%d\" y=\"%d\">%s</text>\n", x, y, colors[s], x + 16, y + 11, series[s]);
+    }
+    fputs("</svg>\n", f);
+}
+
+void profile_svg_time_per_rank(FILE *f, const struct profile *pf)
+{
+    struct hbar *rows = calloc((size_t)pf->size, sizeof *rows);
+    if (!rows)
+        return;
+    char t[32];
+    for (int r = 0; r < pf->size; r++) {
+        double in = (double)pf->mpi_ns[r], all = (double)pf->elapsed_ns[r];
+        snprintf(rows[r].label, sizeof rows[r].label, "rank %d", r);
+        rows[r].value[0] = in;
+        rows[r].value[1] = all > in ? all - in : 0;
+        format_time(t, sizeof t, in);
+        if (pf->present[r])
+            snprintf(rows[r].note, sizeof rows[r].note, "%s in MPI (%.1f%%)", t, all > 0 ? 100 * in / all : 0);
+        else
+            snprintf(rows[r].note, sizeof rows[r].note, "no profile");
+    }
+    static const char *const series[2] = { "inside MPI", "outside MPI" };
+    static const char *const colors[2] = { "#3b75af", "#d5e2ee" };
+    hbars(f, "time-rank", "Time per rank, inside and outside MPI", rows, pf->size, series, colors);
+    free(rows);
+}
+
+/* The procedures with the most time inside, all ranks together. */
+enum { CALL_BARS = 25 };
+
+void profile_svg_time_per_call(FILE *f, const struct profile *pf)
+{
+    struct hbar rows[CALL_BARS];
+    int n = 0;
+    char t[32], b[32];
+    for (int i = 0; i < pf->ncalls && n < CALL_BARS; i++) {
+        const struct profile_call *c = &pf->calls[i];
+        if (!c->calls)
+            continue;           /* bytes sent outside any call */
+        struct hbar *h = &rows[n++];
+        snprintf(h->label, sizeof h->label, "%s", c->name);
+        h->value[0] = (double)c->ns;
+        h->value[1] = 0;
+        format_time(t, sizeof t, (double)c->ns);
+        profile_format_bytes(b, sizeof b, (double)c->bytes);
+        snprintf(h->note, sizeof h->note, "%s, %llu calls, %s sent", t, (unsigned long long)c->calls, b);
+    }
+    static const char *const series[2] = { "inside the call, all ranks", NULL };
+    static const char *const colors[2] = { "#3b75af", NULL };
+    hbars(f, "time-call", "Time inside MPI per procedure (all ranks)", rows, n, series, colors);
+}
