@@ -31,7 +31,7 @@ int uz_profile_on;
 enum { SIZE_BUCKETS = 41, CLASSES = 2 };
 
 struct call_count {
-    uint64_t calls, ticks, bytes;
+    uint64_t calls, ticks, msgs, bytes;
 };
 
 struct peer_count {
@@ -43,6 +43,7 @@ static const char *call_names[UZ_PROFILE_CALL_SLOTS];
 static struct peer_count *peers[CLASSES];  /* [class][world rank]; [size]: outside MPI_COMM_WORLD */
 static uint64_t sizes[CLASSES][SIZE_BUCKETS];
 static int rank, size;
+static char dir[4096];          /* where this rank's file goes */
 static uint64_t start_ticks, start_ns;
 
 /* The procedure this thread is inside, or -1; bytes sent outside any
@@ -108,15 +109,21 @@ void uz_profile_count_send(int world, size_t bytes, int collective)
     add(&peers[cls][slot].msgs, 1);
     add(&peers[cls][slot].bytes, bytes);
     add(&sizes[cls][size_bucket(bytes)], 1);
-    add(&calls[current >= 0 ? current : UZ_PROFILE_CALL_SLOTS - 1].bytes, bytes);
+    struct call_count *c = &calls[current >= 0 ? current : UZ_PROFILE_CALL_SLOTS - 1];
+    add(&c->msgs, 1);
+    add(&c->bytes, bytes);
 }
 
 /* ------------------------------------------------------- start and stop */
 
-void uz_profile_start(int world_rank, int world_size)
+void uz_profile_start(int world_rank, int world_size, const char *spawned_job)
 {
     if (!uz_config.profile || !uz_config.profile[0] || world_size < 1)
         return;
+    if (spawned_job)
+        snprintf(dir, sizeof dir, "%s/job-%s", uz_config.profile, spawned_job);
+    else
+        snprintf(dir, sizeof dir, "%s", uz_config.profile);
     memset(calls, 0, sizeof calls);
     memset(sizes, 0, sizeof sizes);
     for (int c = 0; c < CLASSES; c++) {
@@ -145,11 +152,12 @@ static void write_counts(FILE *f, double ns_per_tick, uint64_t elapsed_ns)
             uz_rt.processor_name, (unsigned long long)elapsed_ns);
     for (int i = 0; i < UZ_PROFILE_CALL_SLOTS; i++) {
         const struct call_count *c = &calls[i];
-        if (!c->calls && !c->bytes)
+        if (!c->calls && !c->msgs)
             continue;
-        const char *name = call_names[i] ? call_names[i] : "(outside MPI calls)";
-        fprintf(f, "call %s %llu %llu %llu\n", name, (unsigned long long)c->calls,
-                (unsigned long long)((double)c->ticks * ns_per_tick), (unsigned long long)c->bytes);
+        const char *name = call_names[i] ? call_names[i] : "(outside_MPI_calls)";
+        fprintf(f, "call %s %llu %llu %llu %llu\n", name, (unsigned long long)c->calls,
+                (unsigned long long)((double)c->ticks * ns_per_tick), (unsigned long long)c->msgs,
+                (unsigned long long)c->bytes);
     }
     for (int c = 0; c < CLASSES; c++) {
         for (int p = 0; p <= size; p++)
@@ -167,10 +175,11 @@ static void write_counts(FILE *f, double ns_per_tick, uint64_t elapsed_ns)
  * reader never sees half a file. */
 static int write_file(double ns_per_tick, uint64_t elapsed_ns)
 {
-    const char *dir = uz_config.profile;
+    if (mkdir(uz_config.profile, 0777) != 0 && errno != EEXIST)
+        return -errno;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return -errno;
-    char path[4096], tmp[4200];
+    char path[sizeof dir + 32], tmp[sizeof dir + 40];
     snprintf(path, sizeof path, "%s/rank-%d.prof", dir, rank);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
@@ -196,8 +205,8 @@ void uz_profile_stop(void)
     double ns_per_tick = ticks ? (double)elapsed_ns / (double)ticks : 1.0;
     int err = write_file(ns_per_tick, elapsed_ns);
     if (err)
-        fprintf(stderr, "Uzura rank %d: UZURA_PROFILE: cannot write %s/rank-%d.prof: %s\n", rank,
-                uz_config.profile, rank, strerror(-err));
+        fprintf(stderr, "Uzura rank %d: UZURA_PROFILE: cannot write %s/rank-%d.prof: %s\n", rank, dir, rank,
+                strerror(-err));
     for (int c = 0; c < CLASSES; c++) {
         free(peers[c]);
         peers[c] = NULL;

@@ -59,9 +59,12 @@ static inline void uz_profile_send(int world, size_t bytes, int collective)
 
 /* When the runtime starts (after its own start-up traffic) and stops
  * (before its shutdown traffic): start counting if UZURA_PROFILE names a
- * directory; write this rank's file.  A failure to write is reported on
- * stderr and does not fail MPI_Finalize. */
-void uz_profile_start(int world_rank, int world_size);
+ * directory; write this rank's file.  A job started by MPI_Comm_spawn
+ * (`spawned_job`: its job id, else NULL) writes into DIR/job-<id>/, so
+ * that its ranks do not overwrite the files of the parents' ranks of the
+ * same numbers.  A failure to write is reported on stderr and does not
+ * fail MPI_Finalize. */
+void uz_profile_start(int world_rank, int world_size, const char *spawned_job);
 void uz_profile_stop(void);
 
 #endif /* UZ_BASE_PROFILE_H */

@@ -159,8 +159,10 @@ static int start(void)
         uz_startup_report();
     uz_info_env_init();
     /* Counting starts after the start-up traffic, so that the profile shows
-     * the program's own. */
-    uz_profile_start(uz_rt.world_rank, uz_rt.world_size);
+     * the program's own.  PMI_SPAWNED: see dpm_spawn.c. */
+    const char *spawned = getenv("PMI_SPAWNED");
+    uz_profile_start(uz_rt.world_rank, uz_rt.world_size,
+                     spawned && strcmp(spawned, "1") == 0 ? uz_rt.job_id : NULL);
     atomic_store(&uz_rt.state, UZ_STATE_RUNNING);
     return MPI_SUCCESS;
 }

@@ -78,10 +78,11 @@ def check_summary(text, d, p, ring, block, iters):
         want = (block * iters if frm != to else 0) + (ring * iters if to == (frm + 1) % p else 0)
         if int(nbytes) != want:
             fail(f"talker {frm} -> {to}: {nbytes} bytes, expected {want}")
-    for name in ("MPI_Sendrecv", "MPI_Alltoall"):
-        m = re.search(rf"^\s+{name}\s+[\d.]+ s\s+(\d+) calls", text, re.M)
-        if not m or int(m.group(1)) != p * iters:
-            fail(f"{name}: expected {p * iters} calls in the summary")
+    # Each procedure: its calls, and the messages sent during them.
+    for name, msgs in (("MPI_Sendrecv", p * iters), ("MPI_Alltoall", p * (p - 1) * iters)):
+        m = re.search(rf"^\s+{name}\s+[\d.]+ s\s+(\d+) calls\s+(\d+) messages", text, re.M)
+        if not m or (int(m.group(1)), int(m.group(2))) != (p * iters, msgs):
+            fail(f"{name}: expected {p * iters} calls and {msgs} messages in the summary")
 
 
 def svg_root(d, name):

@@ -16,7 +16,7 @@ enum { PROFILE_SIZE_BUCKETS = 41, PROFILE_CLASSES = 2 };   /* class 0 p2p, 1 col
 
 struct profile_call {
     char name[64];
-    uint64_t calls, ns, bytes;  /* all ranks */
+    uint64_t calls, ns, msgs, bytes;    /* all ranks; messages sent during the calls */
     uint64_t *rank_ns;          /* [size] */
 };
 

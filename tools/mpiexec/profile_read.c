@@ -3,7 +3,7 @@
  * by src/base/profile.c) and merge them into one job profile.
  *
  * The files are line-oriented text: "size P", then "call NAME CALLS NS
- * BYTES", "send p2p|coll TO MSGS BYTES" (TO -1: a process outside the job)
+ * MSGS BYTES", "send p2p|coll TO MSGS BYTES" (TO -1: a process outside the job)
  * and "size p2p|coll BUCKET COUNT" lines, ending with "end" (a file without
  * it was cut short and is refused).
  */
@@ -62,17 +62,18 @@ static struct profile_call *call_find(struct profile *pf, const char *name)
 static const char *read_line(struct profile *pf, int rank, const char *line)
 {
     char kind[16], word[64];
-    unsigned long long a, b, c;
+    unsigned long long a, b, c, d;
     int to;
     if (sscanf(line, "elapsed_ns %llu", &a) == 1) {
         pf->elapsed_ns[rank] = a;
-    } else if (sscanf(line, "call %63s %llu %llu %llu", word, &a, &b, &c) == 4) {
+    } else if (sscanf(line, "call %63s %llu %llu %llu %llu", word, &a, &b, &c, &d) == 5) {
         struct profile_call *call = call_find(pf, word);
         if (!call)
             return "out of memory";
         call->calls += a;
         call->ns += b;
-        call->bytes += c;
+        call->msgs += c;
+        call->bytes += d;
         call->rank_ns[rank] += b;
         pf->mpi_ns[rank] += b;
     } else if (sscanf(line, "send %15s %d %llu %llu", kind, &to, &a, &b) == 4) {

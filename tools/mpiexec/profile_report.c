@@ -39,8 +39,10 @@ static int by_bytes(const void *a, const void *b)
 
 static void summary_talkers(FILE *out, const struct profile *pf)
 {
-    size_t p = (size_t)pf->size, n = 0;
-    struct flow *flows = malloc(p * p * sizeof *flows);
+    size_t p = (size_t)pf->size, n = 0, nonzero = 0;
+    for (size_t i = 0; i < p * p; i++)
+        nonzero += pf->msgs[0][i] + pf->msgs[1][i] != 0;
+    struct flow *flows = malloc((nonzero ? nonzero : 1) * sizeof *flows);
     if (!flows)
         return;
     for (size_t i = 0; i < p * p; i++) {
@@ -67,8 +69,8 @@ static void summary_calls(FILE *out, const struct profile *pf)
         if (!c->calls)
             continue;
         profile_format_bytes(b, sizeof b, (double)c->bytes);
-        fprintf(out, "    %-24s %12.6f s %10llu calls %12s sent\n", c->name, (double)c->ns / 1e9,
-                (unsigned long long)c->calls, b);
+        fprintf(out, "    %-24s %12.6f s %10llu calls %10llu messages %12s\n", c->name,
+                (double)c->ns / 1e9, (unsigned long long)c->calls, (unsigned long long)c->msgs, b);
         shown++;
     }
 }

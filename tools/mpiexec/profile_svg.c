@@ -79,45 +79,54 @@ static void heat_color(char *buf, size_t len, uint64_t v, uint64_t max)
     snprintf(buf, len, "#%02x%02x%02x", r, g, b);
 }
 
-void profile_svg_heatmap(FILE *f, const struct profile *pf, int cls)
+/* Above this many ranks a cell stands for a block of ranks, so that the
+ * picture stays a few thousand elements that a browser draws at once. */
+enum { HEAT_MAX_CELLS = 128 };
+
+/* Bytes and messages from ranks [f0, f1) to ranks [t0, t1). */
+static void block_sum(const struct profile *pf, int cls, int f0, int f1, int t0, int t1, uint64_t *bytes,
+                      uint64_t *msgs)
 {
-    int p = pf->size;
-    int cell = 480 / p;
-    cell = cell > 40 ? 40 : cell < 2 ? 2 : cell;
-    int left = 70, top = 60, grid = cell * p;
-    int width = left + grid + 170, height = top + grid + 30;
-    uint64_t max = 0;
-    for (size_t i = 0; i < (size_t)p * (size_t)p; i++)
-        max = pf->bytes[cls][i] > max ? pf->bytes[cls][i] : max;
-    char title[128], text[64], color[16];
-    snprintf(title, sizeof title, "Bytes sent, %s (row: sender, column: receiver)", class_name[cls]);
-    svg_open(f, width, height, "heatmap", title);
-    fprintf(f, "<text x=\"%d\" y=\"42\" text-anchor=\"middle\">to rank</text>\n", left + grid / 2);
-    fprintf(f, "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">from rank</text>\n",
-            top + grid / 2, top + grid / 2);
-    int step = (p + 15) / 16;
-    for (int i = 0; i < p; i += step) {
-        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%d</text>\n",
-                left + i * cell + cell / 2, top - 4, i);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\">%d</text>\n", left - 4,
-                top + i * cell + cell / 2 + 4, i);
-    }
-    fprintf(f, "<g class=\"cells\" data-kind=\"%s\" data-ranks=\"%d\">\n", class_word[cls], p);
-    for (int from = 0; from < p; from++)
-        for (int to = 0; to < p; to++) {
-            size_t i = (size_t)from * (size_t)p + (size_t)to;
-            heat_color(color, sizeof color, pf->bytes[cls][i], max);
-            profile_format_bytes(text, sizeof text, (double)pf->bytes[cls][i]);
+    *bytes = *msgs = 0;
+    for (int from = f0; from < f1; from++)
+        for (int to = t0; to < t1; to++) {
+            size_t i = (size_t)from * (size_t)pf->size + (size_t)to;
+            *bytes += pf->bytes[cls][i];
+            *msgs += pf->msgs[cls][i];
+        }
+}
+
+static void heat_cells(FILE *f, const struct profile *pf, int cls, int g, int left, int top, int cell)
+{
+    int p = pf->size, q = (p + g - 1) / g;
+    uint64_t max = 0, bytes, msgs;
+    for (int i = 0; i < q; i++)
+        for (int j = 0; j < q; j++) {
+            block_sum(pf, cls, i * g, i * g + g < p ? i * g + g : p, j * g, j * g + g < p ? j * g + g : p, &bytes,
+                      &msgs);
+            max = bytes > max ? bytes : max;
+        }
+    char text[32], color[16], range[64];
+    fprintf(f, "<g class=\"cells\" data-kind=\"%s\" data-ranks=\"%d\" data-block=\"%d\">\n", class_word[cls], p, g);
+    for (int i = 0; i < q; i++)
+        for (int j = 0; j < q; j++) {
+            int f1 = i * g + g < p ? i * g + g : p, t1 = j * g + g < p ? j * g + g : p;
+            block_sum(pf, cls, i * g, f1, j * g, t1, &bytes, &msgs);
+            heat_color(color, sizeof color, bytes, max);
+            profile_format_bytes(text, sizeof text, (double)bytes);
+            if (g > 1)
+                snprintf(range, sizeof range, "%d-%d → %d-%d", i * g, f1 - 1, j * g, t1 - 1);
+            else
+                snprintf(range, sizeof range, "%d → %d", i, j);
             fprintf(f, "<rect class=\"cell\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
                     "data-from=\"%d\" data-to=\"%d\" data-bytes=\"%llu\" data-msgs=\"%llu\">"
-                    "<title>%d → %d: %s in %llu messages</title></rect>\n",
-                    left + to * cell, top + from * cell, cell, cell, color, from, to,
-                    (unsigned long long)pf->bytes[cls][i], (unsigned long long)pf->msgs[cls][i], from, to, text,
-                    (unsigned long long)pf->msgs[cls][i]);
+                    "<title>%s: %s in %llu messages</title></rect>\n",
+                    left + j * cell, top + i * cell, cell, cell, color, i * g, j * g, (unsigned long long)bytes,
+                    (unsigned long long)msgs, range, text, (unsigned long long)msgs);
         }
     fputs("</g>\n", f);
     /* Legend: the scale from the smallest to the largest flow. */
-    int lx = left + grid + 30;
+    int lx = left + q * cell + 30;
     fputs("<defs><linearGradient id=\"heat\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">"
           "<stop offset=\"0\" stop-color=\"#deebf7\"/><stop offset=\"1\" stop-color=\"#08306b\"/>"
           "</linearGradient></defs>\n", f);
@@ -127,6 +136,30 @@ void profile_svg_heatmap(FILE *f, const struct profile *pf, int cls)
     fprintf(f, "<text x=\"%d\" y=\"%d\">1 B (log scale)</text>\n", lx + 22, top + 120);
     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"16\" fill=\"#eeeeee\"/>\n", lx, top + 136);
     fprintf(f, "<text x=\"%d\" y=\"%d\">none</text>\n", lx + 22, top + 148);
+}
+
+void profile_svg_heatmap(FILE *f, const struct profile *pf, int cls)
+{
+    int p = pf->size, g = (p + HEAT_MAX_CELLS - 1) / HEAT_MAX_CELLS, q = (p + g - 1) / g;
+    int cell = 480 / q;
+    cell = cell > 40 ? 40 : cell < 3 ? 3 : cell;
+    int left = 70, top = 60, grid = cell * q;
+    int width = left + grid + 170, height = top + grid + 30;
+    char title[160];
+    snprintf(title, sizeof title, "Bytes sent, %s (row: sender, column: receiver%s)", class_name[cls],
+             g > 1 ? "; a cell is a block of ranks" : "");
+    svg_open(f, width, height, "heatmap", title);
+    fprintf(f, "<text x=\"%d\" y=\"42\" text-anchor=\"middle\">to rank</text>\n", left + grid / 2);
+    fprintf(f, "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">from rank</text>\n",
+            top + grid / 2, top + grid / 2);
+    int step = (q + 15) / 16;
+    for (int i = 0; i < q; i += step) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%d</text>\n",
+                left + i * cell + cell / 2, top - 4, i * g);
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\">%d</text>\n", left - 4,
+                top + i * cell + cell / 2 + 4, i * g);
+    }
+    heat_cells(f, pf, cls, g, left, top, cell);
     fputs("</svg>\n", f);
 }
 
@@ -145,8 +178,13 @@ void profile_svg_sizes(FILE *f, const struct profile *pf)
             }
     int n = hi >= lo ? hi - lo + 1 : 0;
     int left = 70, top = 50, group = 34, plot = 200;
-    int width = left + (n ? n : 6) * group + 40, height = top + plot + 60;
-    svg_open(f, width < 420 ? 420 : width, height, "sizes", "Messages by size (bytes, from)");
+    int width = left + (n ? n : 6) * group + 40, height = top + plot + 80;
+    width = width < 480 ? 480 : width;
+    svg_open(f, width, height, "sizes", "Messages by size");
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">each bar: sizes from its label up to twice it "
+            "(bytes)</text>\n", left, top + plot + 48);
+    fprintf(f, "<text x=\"14\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 14 %d)\">messages</text>\n",
+            top + plot / 2, top + plot / 2);
     if (!n) {
         fprintf(f, "<text x=\"%d\" y=\"%d\">no messages</text>\n</svg>\n", left, top + plot / 2);
         return;
@@ -172,7 +210,7 @@ void profile_svg_sizes(FILE *f, const struct profile *pf)
                 x + group / 2, top + plot + 14, label);
     }
     for (int c = 0; c < PROFILE_CLASSES; c++) {
-        int y = top + plot + 32 + c * 0, x = left + c * 140;
+        int y = top + plot + 58, x = left + c * 140;
         fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
                 "<text x=\"%d\" y=\"%d\">%s</text>\n", x, y, class_color[c], x + 16, y + 11, class_name[c]);
     }
@@ -191,7 +229,7 @@ static void hbars(FILE *f, const char *cls, const char *title, const struct hbar
                   const char *const series[2], const char *const colors[2])
 {
     int left = 160, top = 50, row = 18, plot = 360;
-    int width = left + plot + 190, height = top + n * row + 40;
+    int width = left + plot + 280, height = top + n * row + 40;
     double max = 0;
     for (int i = 0; i < n; i++)
         max = rows[i].value[0] + rows[i].value[1] > max ? rows[i].value[0] + rows[i].value[1] : max;
@@ -257,7 +295,8 @@ void profile_svg_time_per_call(FILE *f, const struct profile *pf)
         h->value[1] = 0;
         format_time(t, sizeof t, (double)c->ns);
         profile_format_bytes(b, sizeof b, (double)c->bytes);
-        snprintf(h->note, sizeof h->note, "%s, %llu calls, %s sent", t, (unsigned long long)c->calls, b);
+        snprintf(h->note, sizeof h->note, "%s, %llu calls, %llu messages, %s", t, (unsigned long long)c->calls,
+                 (unsigned long long)c->msgs, b);
     }
     static const char *const series[2] = { "inside the call, all ranks", NULL };
     static const char *const colors[2] = { "#3b75af", NULL };
