@@ -2,11 +2,16 @@
 """profile_test.py — run profile_pattern under `mpiexec --profile=DIR` and
 check the report against the traffic the pattern implies, exactly.
 
-  profile_test.py MPIEXEC PROGRAM NP RING_BYTES A2A_BYTES ITERS launch|report
+  profile_test.py MPIEXEC PROGRAM NP RING_BYTES A2A_BYTES ITERS launch|report|hosts
 
 launch: mpiexec --profile=DIR writes the report itself.
 report: the ranks get UZURA_PROFILE=DIR (as under another launcher) and
-        `mpiexec --profile-report DIR` merges the files afterwards.
+        `mpiexec --profile-report DIR` merges the files afterwards; also
+        --profile-report on a directory without files, or with a file cut
+        short, fails with a message.
+hosts:  as launch, on two network namespaces as hosts (tests/net/netns.sh),
+        NP/2 ranks each, so messages between hosts go over tcp; the
+        directory is shared (one file system).  Skipped without namespaces.
 
 The alltoall is forced to the pairwise algorithm, which sends one message
 of A2A_BYTES to every other rank per call (the shared-memory algorithm
@@ -147,6 +152,31 @@ def check_html(d):
         fail(f"report.html has {counter.svgs} pictures, expected 5")
 
 
+def check_report_errors(mpiexec, env):
+    """--profile-report refuses what it cannot read, saying why."""
+    d = tempfile.mkdtemp(prefix="uzura-profile-test-")
+    cases = [("", "no rank-N.prof files"),
+             ("uzura-profile 1\nrank 0\nsize 1\nelapsed_ns 5\n", "cut short"),
+             ("something else\n", "not a Uzura profile")]
+    for text, why in cases:
+        if text:
+            with open(os.path.join(d, "rank-0.prof"), "w") as f:
+                f.write(text)
+        r = subprocess.run([mpiexec, "--profile-report", d], env=env, capture_output=True, text=True)
+        if r.returncode != 1 or why not in r.stderr:
+            fail(f"--profile-report on a bad directory ({why}): status {r.returncode}, {r.stderr!r}")
+    shutil.rmtree(d)
+    r = subprocess.run([mpiexec, "--profile-report", d], env=env, capture_output=True, text=True)
+    if r.returncode != 1 or "cannot open the directory" not in r.stderr:
+        fail(f"--profile-report on a missing directory: status {r.returncode}, {r.stderr!r}")
+
+
+def netns(action):
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "net", "netns.sh")
+    env = dict(os.environ, UZURA_NETNS_HOLDER=str(os.getpid()))
+    return subprocess.run(["bash", script] + action, env=env, capture_output=True, text=True)
+
+
 def main():
     mpiexec, prog, p, ring, block, iters, mode = sys.argv[1:8]
     p, ring, block, iters = int(p), int(ring), int(block), int(iters)
@@ -156,7 +186,21 @@ def main():
     args = [prog, str(ring), str(block), str(iters)]
     if mode == "launch":
         r = run([mpiexec, "-n", str(p), "--timeout", "100", f"--profile={d}"] + args, env)
+    elif mode == "hosts":
+        up = netns(["up", "2"])
+        if up.returncode == 77:
+            print(up.stdout, end="")
+            shutil.rmtree(d)
+            sys.exit(77)
+        if up.returncode != 0:
+            fail(f"netns.sh up: {up.stdout}{up.stderr}")
+        try:
+            r = run([mpiexec, "-launcher-exec", "ip netns exec", "-hosts", f"uzh0:{p // 2},uzh1:{p - p // 2}",
+                     "-n", str(p), "--timeout", "100", f"--profile={d}"] + args, env)
+        finally:
+            netns(["down"])
     else:
+        check_report_errors(mpiexec, env)
         r = run([mpiexec, "-n", str(p), "--timeout", "100", "-genv", "UZURA_PROFILE", d] + args, env)
         if os.path.exists(os.path.join(d, "report.html")):
             fail("a report without --profile")
