@@ -75,6 +75,25 @@ static void summary_calls(FILE *out, const struct profile *pf)
     }
 }
 
+/* The spread of time inside MPI over the ranks: a wide one points at load
+ * imbalance (the ranks with more time inside wait for the others). */
+static void summary_ranks(FILE *out, const struct profile *pf)
+{
+    int lo = -1, hi = -1;
+    double lo_share = 0, hi_share = 0;
+    for (int r = 0; r < pf->size; r++) {
+        if (!pf->present[r] || !pf->elapsed_ns[r])
+            continue;
+        double share = 100.0 * (double)pf->mpi_ns[r] / (double)pf->elapsed_ns[r];
+        if (lo < 0 || share < lo_share)
+            lo = r, lo_share = share;
+        if (hi < 0 || share > hi_share)
+            hi = r, hi_share = share;
+    }
+    if (lo >= 0 && pf->size > 1)
+        fprintf(out, "  inside MPI: least rank %d (%.1f%%), most rank %d (%.1f%%)\n", lo, lo_share, hi, hi_share);
+}
+
 static void summary_write(FILE *out, const struct profile *pf, const char *dir, int expected)
 {
     uint64_t elapsed = 0, all = 0, inside = 0, msgs[2] = { 0, 0 }, bytes[2] = { 0, 0 };
@@ -101,6 +120,7 @@ static void summary_write(FILE *out, const struct profile *pf, const char *dir, 
     if (pf->outside_msgs[0] + pf->outside_msgs[1])
         fprintf(out, "  and %llu messages to processes of other jobs (not in the matrix)\n",
                 (unsigned long long)(pf->outside_msgs[0] + pf->outside_msgs[1]));
+    summary_ranks(out, pf);
     summary_talkers(out, pf);
     summary_calls(out, pf);
     fprintf(out, "  report: %s/report.html\n", dir);

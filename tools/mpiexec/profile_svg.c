@@ -219,61 +219,96 @@ void profile_svg_sizes(FILE *f, const struct profile *pf)
 
 /* ---------------------------------------------------------- bar charts */
 
+/* Series of a stacked bar: the procedures with the most time, then the
+ * rest of MPI, then (per rank) the time outside MPI. */
+enum { TOP_SERIES = 5, MAX_SERIES = TOP_SERIES + 2 };
+
 struct hbar {
     char label[64];
-    double value[2];            /* stacked */
+    double value[MAX_SERIES];   /* stacked */
     char note[96];
 };
 
+struct series {
+    int n;
+    const char *name[MAX_SERIES];
+    const char *color[MAX_SERIES];
+};
+
 static void hbars(FILE *f, const char *cls, const char *title, const struct hbar *rows, int n,
-                  const char *const series[2], const char *const colors[2])
+                  const struct series *ser)
 {
     int left = 160, top = 50, row = 18, plot = 360;
-    int width = left + plot + 280, height = top + n * row + 40;
+    int legend_rows = (ser->n + 2) / 3;
+    int width = left + plot + 280, height = top + n * row + 24 + 18 * legend_rows;
     double max = 0;
-    for (int i = 0; i < n; i++)
-        max = rows[i].value[0] + rows[i].value[1] > max ? rows[i].value[0] + rows[i].value[1] : max;
+    for (int i = 0; i < n; i++) {
+        double sum = 0;
+        for (int s = 0; s < ser->n; s++)
+            sum += rows[i].value[s];
+        max = sum > max ? sum : max;
+    }
     svg_open(f, width, height, cls, title);
     for (int i = 0; i < n; i++) {
         int y = top + i * row, x = left;
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + 12, rows[i].label);
-        for (int s = 0; s < 2 && series[s]; s++) {
+        for (int s = 0; s < ser->n; s++) {
             int w = max > 0 ? (int)(rows[i].value[s] / max * plot + 0.5) : 0;
             fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
-                    "data-label=\"%s\" data-series=\"%s\" data-value=\"%.0f\"/>\n", x, y + 2, w, row - 4,
-                    colors[s], rows[i].label, series[s], rows[i].value[s]);
+                    "data-label=\"%s\" data-series=\"%s\" data-value=\"%.0f\"><title>%s</title></rect>\n", x, y + 2,
+                    w, row - 4, ser->color[s], rows[i].label, ser->name[s], rows[i].value[s], ser->name[s]);
             x += w;
         }
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n", x + 6, y + 12, rows[i].note);
     }
-    for (int s = 0; s < 2 && series[s]; s++) {
-        int x = left + s * 160, y = top + n * row + 14;
+    for (int s = 0; s < ser->n; s++) {
+        int x = left + (s % 3) * 200, y = top + n * row + 12 + (s / 3) * 18;
         fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-                "<text x=\"%d\" y=\"%d\">%s</text>\n", x, y, colors[s], x + 16, y + 11, series[s]);
+                "<text x=\"%d\" y=\"%d\">%s</text>\n", x, y, ser->color[s], x + 16, y + 11, ser->name[s]);
     }
     fputs("</svg>\n", f);
 }
 
+static const char *const palette[TOP_SERIES] = { "#3b75af", "#ef8636", "#519e3e", "#c53a32", "#8d69b8" };
+
+/* Per rank, stacked: its time in each of the procedures with the most time
+ * over all ranks (calls are sorted, profile_sort_calls), in the other
+ * procedures, and outside MPI. */
 void profile_svg_time_per_rank(FILE *f, const struct profile *pf)
 {
     struct hbar *rows = calloc((size_t)pf->size, sizeof *rows);
     if (!rows)
         return;
+    struct series ser = { 0 };
+    for (int i = 0; i < pf->ncalls && ser.n < TOP_SERIES; i++)
+        if (pf->calls[i].calls) {
+            ser.name[ser.n] = pf->calls[i].name;
+            ser.color[ser.n] = palette[ser.n];
+            ser.n++;
+        }
+    int top = ser.n;
+    ser.name[ser.n] = "other MPI";
+    ser.color[ser.n++] = "#9aa5b1";
+    ser.name[ser.n] = "outside MPI";
+    ser.color[ser.n++] = "#e4e9ee";
     char t[32];
     for (int r = 0; r < pf->size; r++) {
-        double in = (double)pf->mpi_ns[r], all = (double)pf->elapsed_ns[r];
+        double in = (double)pf->mpi_ns[r], all = (double)pf->elapsed_ns[r], rest = in;
         snprintf(rows[r].label, sizeof rows[r].label, "rank %d", r);
-        rows[r].value[0] = in;
-        rows[r].value[1] = all > in ? all - in : 0;
+        for (int i = 0, s = 0; i < pf->ncalls && s < top; i++)
+            if (pf->calls[i].calls) {
+                rows[r].value[s++] = (double)pf->calls[i].rank_ns[r];
+                rest -= (double)pf->calls[i].rank_ns[r];
+            }
+        rows[r].value[top] = rest > 0 ? rest : 0;
+        rows[r].value[top + 1] = all > in ? all - in : 0;
         format_time(t, sizeof t, in);
         if (pf->present[r])
             snprintf(rows[r].note, sizeof rows[r].note, "%s in MPI (%.1f%%)", t, all > 0 ? 100 * in / all : 0);
         else
             snprintf(rows[r].note, sizeof rows[r].note, "no profile");
     }
-    static const char *const series[2] = { "inside MPI", "outside MPI" };
-    static const char *const colors[2] = { "#3b75af", "#d5e2ee" };
-    hbars(f, "time-rank", "Time per rank, inside and outside MPI", rows, pf->size, series, colors);
+    hbars(f, "time-rank", "Time per rank, inside each MPI procedure and outside MPI", rows, pf->size, &ser);
     free(rows);
 }
 
@@ -290,15 +325,13 @@ void profile_svg_time_per_call(FILE *f, const struct profile *pf)
         if (!c->calls)
             continue;           /* bytes sent outside any call */
         struct hbar *h = &rows[n++];
+        *h = (struct hbar){ .value = { (double)c->ns } };
         snprintf(h->label, sizeof h->label, "%s", c->name);
-        h->value[0] = (double)c->ns;
-        h->value[1] = 0;
         format_time(t, sizeof t, (double)c->ns);
         profile_format_bytes(b, sizeof b, (double)c->bytes);
         snprintf(h->note, sizeof h->note, "%s, %llu calls, %llu messages, %s", t, (unsigned long long)c->calls,
                  (unsigned long long)c->msgs, b);
     }
-    static const char *const series[2] = { "inside the call, all ranks", NULL };
-    static const char *const colors[2] = { "#3b75af", NULL };
-    hbars(f, "time-call", "Time inside MPI per procedure (all ranks)", rows, n, series, colors);
+    struct series ser = { 1, { "inside the call, all ranks" }, { "#3b75af" } };
+    hbars(f, "time-call", "Time inside MPI per procedure (all ranks)", rows, n, &ser);
 }
