@@ -45,6 +45,8 @@ static uint64_t sizes[CLASSES][SIZE_BUCKETS];
 static int rank, size;
 static char dir[4096];          /* where this rank's file goes */
 static uint64_t start_ticks, start_ns;
+static int started;                 /* between start and stop, paused or not */
+static uint64_t paused_at, paused_ns;   /* MPI_Pcontrol(0): when, and how long in all */
 
 /* The procedure this thread is inside, or -1; bytes sent outside any
  * (a progress thread) go to slot UZ_PROFILE_CALL_SLOTS - 1. */
@@ -138,7 +140,22 @@ void uz_profile_start(int world_rank, int world_size, const char *spawned_job)
     size = world_size;
     start_ns = mono_ns();
     start_ticks = ticks_now();
+    paused_ns = 0;
+    started = 1;
     uz_profile_on = 1;
+}
+
+void uz_profile_control(int level)
+{
+    if (!started || (level != 0) == uz_profile_on)
+        return;
+    if (level == 0) {
+        paused_at = mono_ns();
+        uz_profile_on = 0;
+    } else {
+        paused_ns += mono_ns() - paused_at;
+        uz_profile_on = 1;
+    }
 }
 
 static const char *class_word(int c)
@@ -197,13 +214,15 @@ static int write_file(double ns_per_tick, uint64_t elapsed_ns)
 
 void uz_profile_stop(void)
 {
-    if (!uz_profile_on)
+    if (!started)
         return;
+    uz_profile_control(1);      /* ends a pause, counting its length */
     uz_profile_on = 0;
+    started = 0;
     uint64_t ticks = ticks_now() - start_ticks;
     uint64_t elapsed_ns = mono_ns() - start_ns;
     double ns_per_tick = ticks ? (double)elapsed_ns / (double)ticks : 1.0;
-    int err = write_file(ns_per_tick, elapsed_ns);
+    int err = write_file(ns_per_tick, elapsed_ns - paused_ns);
     if (err)
         fprintf(stderr, "Uzura rank %d: UZURA_PROFILE: cannot write %s/rank-%d.prof: %s\n", rank, dir, rank,
                 strerror(-err));

@@ -67,4 +67,9 @@ static inline void uz_profile_send(int world, size_t bytes, int collective)
 void uz_profile_start(int world_rank, int world_size, const char *spawned_job);
 void uz_profile_stop(void);
 
+/* MPI_Pcontrol(level): 0 pauses counting, any other level resumes it (the
+ * time paused is left out of the rank's elapsed time).  Nothing when the
+ * profile is off. */
+void uz_profile_control(int level);
+
 #endif /* UZ_BASE_PROFILE_H */

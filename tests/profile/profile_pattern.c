@@ -2,8 +2,10 @@
  * profile_pattern.c — traffic of a known shape for the profile tests
  * (profile_test.py): ITERS rounds of a ring (each rank MPI_Sendrecv's
  * RING_BYTES to rank + 1) and ITERS rounds of MPI_Alltoall with blocks of
- * A2A_BYTES, and no other communication between MPI_Init and MPI_Finalize,
- * so that the profile's byte matrix is known exactly.
+ * A2A_BYTES, and no other communication between MPI_Init and MPI_Finalize
+ * that the profile counts, so that its byte matrix is known exactly.  One
+ * more round of the ring runs between MPI_Pcontrol(0) and MPI_Pcontrol(1),
+ * which pause the profile: it must not be counted.
  *
  * usage: profile_pattern RING_BYTES A2A_BYTES ITERS
  */
@@ -40,6 +42,9 @@ int main(int argc, char **argv)
             if (in[i] != (unsigned char)(prev + it))
                 fail(rank, "ring data wrong");
     }
+    MPI_Pcontrol(0);
+    MPI_Sendrecv(out, ring, MPI_BYTE, next, 8, in, ring, MPI_BYTE, prev, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Pcontrol(1);
     for (int it = 0; it < iters; it++) {
         for (int j = 0; j < size; j++)
             memset(a2a_out + (size_t)j * block, rank * 16 + j + it, (size_t)block);
