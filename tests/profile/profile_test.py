@@ -9,6 +9,8 @@ report: the ranks get UZURA_PROFILE=DIR (as under another launcher) and
         `mpiexec --profile-report DIR` merges the files afterwards; also
         --profile-report on a directory without files, or with a file cut
         short, fails with a message.
+default: --profile without a directory makes uzura-profile-<job id> in the
+        working directory; without --profile nothing is written.
 hosts:  as launch, on two network namespaces as hosts (tests/net/netns.sh),
         NP/2 ranks each, so messages between hosts go over tcp; the
         directory is shared (one file system).  Skipped without namespaces.
@@ -191,6 +193,17 @@ def main():
     args = [prog, str(ring), str(block), str(iters)]
     if mode == "launch":
         r = run([mpiexec, "-n", str(p), "--timeout", "100", f"--profile={d}"] + args, env)
+    elif mode == "default":
+        subprocess.run([mpiexec, "-n", str(p), "--timeout", "100"] + args, env=env, cwd=d, check=True,
+                       capture_output=True)
+        if os.listdir(d):
+            fail(f"a run without --profile left {os.listdir(d)}")
+        r = subprocess.run([mpiexec, "-n", str(p), "--timeout", "100", "--profile"] + args, env=env, cwd=d,
+                           capture_output=True, text=True)
+        made = os.listdir(d)
+        if r.returncode != 0 or len(made) != 1 or not re.fullmatch(r"uzura-profile-[0-9a-f]{16}", made[0]):
+            fail(f"--profile: status {r.returncode}, made {made}: {r.stderr}")
+        top, d = d, os.path.join(d, made[0])
     elif mode == "hosts":
         up = netns(["up", "2"])
         if up.returncode == 77:
@@ -223,7 +236,7 @@ def main():
     check_sizes(d, p, ring, block, iters)
     check_times(d, p)
     check_html(d)
-    shutil.rmtree(d)
+    shutil.rmtree(top if mode == "default" else d)
     print("profile_test: passed")
 
 
