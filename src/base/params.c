@@ -57,6 +57,9 @@ const struct uz_param uz_params[] = {
     { "VERBOSE", UZ_PARAM_INT, "0",
       "Print what the library chooses at start-up (transports, fallbacks): 0 silent, 1 rank 0, 2 every rank",
       NULL, FIELD(verbose), UZ_PARAM_TUNABLE, UZ_PARAM_EVERY_USE },
+    { "PROFILE", UZ_PARAM_STRING, "",
+      "Directory where each rank writes its traffic profile (rank-N.prof: calls, time inside MPI, bytes per destination, message sizes) at MPI_Finalize; `mpiexec --profile` sets it and merges the files into a report (docs/profile.md); empty: off",
+      NULL, FIELD(profile), UZ_PARAM_TUNABLE },
 
 
     /* Request layer */

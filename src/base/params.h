@@ -60,6 +60,7 @@ struct uz_param {
 /* The parsed values. */
 struct uz_config {
     int verbose;
+    char *profile;              /* UZURA_PROFILE: directory of the traffic profile (base/profile.c) */
     /* request layer */
     size_t eager_limit;
     size_t net_eager_limit;

@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include "base/object.h"
+#include "base/profile.h"
 #include "base/runtime.h"
 #include "coll/op.h"
 #include "core/comm.h"

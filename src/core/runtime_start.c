@@ -29,6 +29,7 @@
 
 #include "base/errors.h"
 #include "base/params.h"
+#include "base/profile.h"
 #include "base/runtime.h"
 #include "coll/op.h"
 #include "core/comm.h"
@@ -157,6 +158,11 @@ static int start(void)
     if (generation == 1)
         uz_startup_report();
     uz_info_env_init();
+    /* Counting starts after the start-up traffic, so that the profile shows
+     * the program's own.  PMI_SPAWNED: see dpm_spawn.c. */
+    const char *spawned = getenv("PMI_SPAWNED");
+    uz_profile_start(uz_rt.world_rank, uz_rt.world_size,
+                     spawned && strcmp(spawned, "1") == 0 ? uz_rt.job_id : NULL);
     atomic_store(&uz_rt.state, UZ_STATE_RUNNING);
     return MPI_SUCCESS;
 }
@@ -165,6 +171,7 @@ static int start(void)
  * talks to us), then the built-in communicators. */
 static int stop(void)
 {
+    uz_profile_stop();          /* before the shutdown traffic */
     int err = uz_layers_finalize();
     uz_comm_finalize_builtins();
     atomic_store(&uz_rt.state, UZ_STATE_FINALIZED);

@@ -15,6 +15,7 @@
 #include "base/errors.h"
 #include "base/lock.h"
 #include "base/params.h"
+#include "base/profile.h"
 #include "base/tool_events.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/cookie.h"
@@ -526,6 +527,8 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     uint32_t trace_seq = 0;
     if (UZ_UNLIKELY(uz_trace_stages))
         trace_seq = uz_trace_send_entry(tag, world);
+    /* Collective contexts are odd (comm.h): context_id + 1. */
+    uz_profile_send(world, bytes, (int)(pc->context_id & 1));
 
     /* Fast path: an eager message that fits one record goes out now,
      * without a request (blocking) or with an already-complete one. */

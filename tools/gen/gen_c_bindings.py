@@ -9,7 +9,8 @@ implementations found in src/:
                                  marked deprecated
   src/binding/gen/uz_mpi_impl.h  prototypes of the implementations found
   src/binding/gen/bind_*.c       the entry points: PMPI_X checks its arguments,
-                                 converts handles and calls uz_mpi_X; MPI_X is
+                                 converts handles and calls uz_mpi_X, timed for
+                                 the traffic profile (base/profile.h); MPI_X is
                                  a weak alias of PMPI_X (profiling interface)
   docs/api-coverage.md           which procedures are implemented
 
@@ -256,7 +257,30 @@ def errobj_expr(proc, errobj):
     return f"{errobj.name}_obj"
 
 
-def gen_entry(proc, impls):
+class ProfileIds:
+    """Numbers the timed entry points for the traffic profile
+    (src/base/profile.h): each passes its number to uz_profile_enter and
+    its name to uz_profile_leave."""
+    def __init__(self):
+        self.count = 0
+
+    def take(self):
+        self.count += 1
+        return self.count - 1
+
+    def check(self):
+        # The last slot collects bytes sent outside any MPI call.
+        return (f"_Static_assert({self.count} < UZ_PROFILE_CALL_SLOTS, "
+                "\"UZ_PROFILE_CALL_SLOTS (base/profile.h) is too small for the entry points\");\n\n")
+
+
+def timed_call(call, profile_id):
+    return (f"    uint64_t uz_t0 = uz_profile_enter({profile_id});\n"
+            f"    uz_rc = {call};\n"
+            "    uz_profile_leave(uz_t0, uz_fn);\n")
+
+
+def gen_entry(proc, impls, profile_ids):
     proto = proc.prototype("P" + proc.name)
     alias = f"UZ_EXPORT {proc.prototype()} __attribute__((weak, alias(\"P{proc.name}\")));\n"
     head = f"UZ_EXPORT {proto}\n{{\n"
@@ -309,7 +333,7 @@ def gen_entry(proc, impls):
     gen_checks(proc, body, raise_fn, errobj)
     body.decls.extend(pre)
     text = head + "".join(body.decls) + "".join(body.lines)
-    text += f"    uz_rc = {call};\n"
+    text += timed_call(call, profile_ids.take())
     if rules.SELF_RAISING.match(proc.name):
         # The implementation raised through the request's communicator.
         if post:
@@ -366,13 +390,14 @@ def family_of(proc):
 
 def gen_binding_files(procs, impls):
     files = {}
+    profile_ids = ProfileIds()
     for p in procs:
-        files.setdefault(family_of(p), []).append(gen_entry(p, impls))
+        files.setdefault(family_of(p), []).append(gen_entry(p, impls, profile_ids))
     out = {}
     for fam, entries in sorted(files.items()):
         text = (BANNER + f"/* bind_{fam}.c — C entry points of the {fam} procedures. */\n\n"
                 "#include \"binding/binding.h\"\n#include \"uz_mpi_impl.h\"\n\n"
-                + "\n".join(entries))
+                + profile_ids.check() + "\n".join(entries))
         out[f"{GEN_DIR}/bind_{fam}.c"] = text
     return out
 

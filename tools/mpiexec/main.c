@@ -62,12 +62,15 @@ int main(int argc, char **argv)
     struct job job;
     if (job_init(&job, &opt, NULL, opt.nprocs) < 0)
         return EXIT_LAUNCH_FAILED;
+    if (opt.profile && profile_prepare(&opt, job.id) < 0)
+        return EXIT_LAUNCH_FAILED;
     if (opt.hosts)
         remote_start(&job, &original_mask);
     else
         proxy_local_start(&job, &original_mask);
     event_loop_run(&job, signal_fd);
     status = job_finish(&job);
+    profile_finish(&opt);
     options_free(&opt);
     return status;
 }

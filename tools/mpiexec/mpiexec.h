@@ -95,6 +95,11 @@ struct mpiexec_options {
     int bind_to;                /* BIND_DEFAULT, BIND_NONE or a UZ_HWTOPO_* level */
     int map_by;                 /* MAP_DEFAULT, MAP_SLOT or a UZ_HWTOPO_* level */
     int report_bindings;        /* one line per rank on stderr */
+
+    /* Traffic profile (profile_launch.c, docs/profile.md). */
+    int profile;                /* --profile[=DIR] */
+    const char *profile_dir;    /* DIR as given; NULL: uzura-profile-<job id> */
+    char *profile_path;         /* its absolute path, once made */
 };
 
 /* Values of bind_to and map_by besides the levels of base/hwtopo.h. */
@@ -318,6 +323,12 @@ void job_check_barrier(struct job *job);
 void job_barrier_entered(struct job *job);
 void job_rank_aborted(struct job *job, struct rank *r, int code, const char *message);
 void job_rank_ended(struct job *job, struct rank *r);
+
+/* profile_launch.c: --profile.  Make the directory and add UZURA_PROFILE
+ * to the ranks' environment (0, or -1 after saying why); after the job,
+ * write the report and print its summary on stderr. */
+int profile_prepare(struct mpiexec_options *opt, const char *job_id);
+void profile_finish(const struct mpiexec_options *opt);
 
 /* job_id.c */
 int job_id_generate(struct job *job);

@@ -9,6 +9,7 @@
  * nothing about a run changes.
  */
 #include "mpiexec.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,6 +43,8 @@ enum option_id {
     OPT_REPORT_BINDINGS,
     OPT_USIZE,
     OPT_PREPUT,
+    OPT_PROFILE,
+    OPT_PROFILE_REPORT,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -49,8 +52,10 @@ enum option_id {
 struct option_spec {
     const char *names;  /* aliases separated by spaces, without dashes */
     enum option_id id;
-    int nargs;
+    int nargs;          /* OPTIONAL_VALUE: none, or one given as --name=value */
 };
+
+enum { OPTIONAL_VALUE = -1 };
 
 static const struct option_spec option_table[] = {
     {"n np", OPT_NPROCS, 1},
@@ -73,6 +78,8 @@ static const struct option_spec option_table[] = {
     {"report-bindings", OPT_REPORT_BINDINGS, 0},
     {"usize universe-size", OPT_USIZE, 1},
     {"preput", OPT_PREPUT, 1},
+    {"profile", OPT_PROFILE, OPTIONAL_VALUE},
+    {"profile-report", OPT_PROFILE_REPORT, 1},
     {"h help", OPT_HELP, 0},
     {"version V", OPT_VERSION, 0},
 };
@@ -121,6 +128,14 @@ static const char usage_text[] =
     "  -preput KEY=VALUE        put KEY=VALUE in the job's PMI key-value space\n"
     "                           before it starts (how MPI_Comm_spawn hands its\n"
     "                           children the parents' port)\n"
+    "  --profile[=DIR]          count messages, bytes per peer and time inside MPI\n"
+    "                           per call in every rank; at the end write a report\n"
+    "                           (heat map, size histogram, time per rank and call:\n"
+    "                           DIR/report.html) and print a summary on stderr\n"
+    "                           (default DIR: uzura-profile-<job id>; shared by\n"
+    "                           all hosts; see docs/profile.md)\n"
+    "  --profile-report DIR     merge the rank files that UZURA_PROFILE=DIR left\n"
+    "                           (under another launcher) into the report, and exit\n"
     "  prog1 ... : -n N prog2 ...\n"
     "                           several programs in one job (MPMD, one host): each\n"
     "                           program's ranks follow the previous one's, with\n"
@@ -356,6 +371,14 @@ static int option_apply(const struct option_spec *spec, char **args,
             return usage_error("-preput needs KEY=VALUE, not '%s'", args[0]);
         opt->preput = args[0];
         return 0;
+    case OPT_PROFILE:
+        opt->profile = 1;
+        opt->profile_dir = args[0];
+        if (args[0] && !*args[0])
+            return usage_error("--profile=: empty directory name");
+        return 0;
+    case OPT_PROFILE_REPORT:
+        return profile_report(args[0], 0, stderr);
     case OPT_HELP:
         fputs(usage_text, stdout);
         return 0;
@@ -377,12 +400,12 @@ static int option_parse_one(int argc, char **argv, int *i, struct mpiexec_option
     const struct option_spec *spec = option_find(name, len);
     if (!spec)
         return usage_error("unknown option '%s'", spelled);
-    char *args[2];
+    char *args[2] = { NULL, NULL };
     if (inline_value) {
-        if (spec->nargs != 1)
+        if (spec->nargs != 1 && spec->nargs != OPTIONAL_VALUE)
             return usage_error("option '%s' takes no value", spelled);
         args[0] = inline_value + 1;
-    } else {
+    } else if (spec->nargs > 0) {
         if (*i + spec->nargs >= argc)
             return usage_error("option '%s' needs %s", spelled,
                                spec->nargs == 2 ? "two values" : "a value");
@@ -391,6 +414,8 @@ static int option_parse_one(int argc, char **argv, int *i, struct mpiexec_option
         *i += spec->nargs;
     }
     int status = option_apply(spec, args, opt);
+    if (spec->id == OPT_PROFILE_REPORT)
+        return status;          /* done: 0 or 1, never "go on" */
     if (status == 0 && (spec->id == OPT_HELP || spec->id == OPT_VERSION))
         return 0;
     return status ? status : -1;
@@ -526,5 +551,7 @@ void options_free(struct mpiexec_options *opt)
     opt->apps = NULL;
     free(opt->env);
     opt->env = NULL;
+    free(opt->profile_path);
+    opt->profile_path = NULL;
     hosts_free(opt);
 }

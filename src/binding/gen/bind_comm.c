@@ -4,6 +4,8 @@
 #include "binding/binding.h"
 #include "uz_mpi_impl.h"
 
+_Static_assert(595 < UZ_PROFILE_CALL_SLOTS, "UZ_PROFILE_CALL_SLOTS (base/profile.h) is too small for the entry points");
+
 UZ_EXPORT int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     static const char uz_fn[] = "MPI_Comm_accept";
@@ -26,7 +28,9 @@ UZ_EXPORT int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, M
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(67);
     uz_rc = uz_mpi_Comm_accept(port_name, info_obj, root, comm_obj, newcomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -47,7 +51,9 @@ UZ_EXPORT int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
         goto fail;
     if ((uz_rc = uz_check_nonnegative(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(68);
     uz_rc = uz_mpi_Comm_attach_buffer_c(comm_obj, buffer, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -68,7 +74,9 @@ UZ_EXPORT int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count s
         goto fail;
     if ((uz_rc = uz_check_nonnegative(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(69);
     uz_rc = uz_mpi_Comm_attach_buffer_c(comm_obj, buffer, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -93,7 +101,9 @@ UZ_EXPORT int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(70);
     uz_rc = uz_mpi_Comm_call_errhandler(comm_obj, errorcode);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -118,7 +128,9 @@ UZ_EXPORT int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         goto fail;
     if ((uz_rc = uz_check_pointer(result, "result")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(71);
     uz_rc = uz_mpi_Comm_compare(comm1_obj, comm2_obj, result);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -149,7 +161,9 @@ UZ_EXPORT int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, 
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(72);
     uz_rc = uz_mpi_Comm_connect(port_name, info_obj, root, comm_obj, newcomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -174,7 +188,9 @@ UZ_EXPORT int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(73);
     uz_rc = uz_mpi_Comm_create(comm_obj, group_obj, newcomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -191,7 +207,9 @@ UZ_EXPORT int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_err
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(74);
     uz_rc = uz_mpi_Comm_create_errhandler(comm_errhandler_fn, errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -222,7 +240,9 @@ UZ_EXPORT int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(75);
     uz_rc = uz_mpi_Comm_create_from_group(group_obj, stringtag, info_obj, errhandler_obj, newcomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -249,7 +269,9 @@ UZ_EXPORT int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MP
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(76);
     uz_rc = uz_mpi_Comm_create_group(comm_obj, group_obj, tag, newcomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -266,7 +288,9 @@ UZ_EXPORT int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_att
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(comm_keyval, "comm_keyval")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(77);
     uz_rc = uz_mpi_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -285,7 +309,9 @@ UZ_EXPORT int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(78);
     uz_rc = uz_mpi_Comm_delete_attr(comm_obj, comm_keyval);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -307,7 +333,9 @@ UZ_EXPORT int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *siz
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(79);
     uz_rc = uz_mpi_Comm_detach_buffer_c(comm_obj, buffer_addr, &size_wide);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *size = uz_count_to_int(size_wide);
         return MPI_SUCCESS;
@@ -329,7 +357,9 @@ UZ_EXPORT int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Co
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(80);
     uz_rc = uz_mpi_Comm_detach_buffer_c(comm_obj, buffer_addr, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -348,7 +378,9 @@ UZ_EXPORT int PMPI_Comm_disconnect(MPI_Comm *comm)
     if ((uz_rc = uz_check_pointer(comm, "comm")))
         goto fail;
     comm_eobj = uz_comm_get(*comm);
+    uint64_t uz_t0 = uz_profile_enter(81);
     uz_rc = uz_mpi_Comm_disconnect(comm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -369,7 +401,9 @@ UZ_EXPORT int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(82);
     uz_rc = uz_mpi_Comm_dup(comm_obj, newcomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -394,7 +428,9 @@ UZ_EXPORT int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *ne
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(83);
     uz_rc = uz_mpi_Comm_dup_with_info(comm_obj, info_obj, newcomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -419,7 +455,9 @@ UZ_EXPORT int PMPI_Comm_flush_buffer(MPI_Comm comm)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(84);
     uz_rc = uz_mpi_Comm_flush_buffer(comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -438,7 +476,9 @@ UZ_EXPORT int PMPI_Comm_free(MPI_Comm *comm)
     if ((uz_rc = uz_check_pointer(comm, "comm")))
         goto fail;
     comm_eobj = uz_comm_get(*comm);
+    uint64_t uz_t0 = uz_profile_enter(85);
     uz_rc = uz_mpi_Comm_free(comm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -455,7 +495,9 @@ UZ_EXPORT int PMPI_Comm_free_keyval(int *comm_keyval)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(comm_keyval, "comm_keyval")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(86);
     uz_rc = uz_mpi_Comm_free_keyval(comm_keyval);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -482,7 +524,9 @@ UZ_EXPORT int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(87);
     uz_rc = uz_mpi_Comm_get_attr(comm_obj, comm_keyval, attribute_val, flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -503,7 +547,9 @@ UZ_EXPORT int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler
         goto fail;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(88);
     uz_rc = uz_mpi_Comm_get_errhandler(comm_obj, errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -524,7 +570,9 @@ UZ_EXPORT int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
         goto fail;
     if ((uz_rc = uz_check_pointer(info_used, "info_used")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(89);
     uz_rc = uz_mpi_Comm_get_info(comm_obj, info_used);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -547,7 +595,9 @@ UZ_EXPORT int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
         goto fail;
     if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(90);
     uz_rc = uz_mpi_Comm_get_name(comm_obj, comm_name, resultlen);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -564,7 +614,9 @@ UZ_EXPORT int PMPI_Comm_get_parent(MPI_Comm *parent)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(parent, "parent")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(91);
     uz_rc = uz_mpi_Comm_get_parent(parent);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -585,7 +637,9 @@ UZ_EXPORT int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
         goto fail;
     if ((uz_rc = uz_check_pointer(group, "group")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(92);
     uz_rc = uz_mpi_Comm_group(comm_obj, group);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -608,7 +662,9 @@ UZ_EXPORT int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *requ
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(93);
     uz_rc = uz_mpi_Comm_idup(comm_obj, newcomm, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -635,7 +691,9 @@ UZ_EXPORT int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *n
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(94);
     uz_rc = uz_mpi_Comm_idup_with_info(comm_obj, info_obj, newcomm, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -656,7 +714,9 @@ UZ_EXPORT int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(95);
     uz_rc = uz_mpi_Comm_iflush_buffer(comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -673,7 +733,9 @@ UZ_EXPORT int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(96);
     uz_rc = uz_mpi_Comm_join(fd, intercomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -694,7 +756,9 @@ UZ_EXPORT int PMPI_Comm_rank(MPI_Comm comm, int *rank)
         goto fail;
     if ((uz_rc = uz_check_pointer(rank, "rank")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(97);
     uz_rc = uz_mpi_Comm_rank(comm_obj, rank);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -715,7 +779,9 @@ UZ_EXPORT int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
         goto fail;
     if ((uz_rc = uz_check_pointer(group, "group")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(98);
     uz_rc = uz_mpi_Comm_remote_group(comm_obj, group);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -736,7 +802,9 @@ UZ_EXPORT int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(99);
     uz_rc = uz_mpi_Comm_remote_size(comm_obj, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -755,7 +823,9 @@ UZ_EXPORT int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(100);
     uz_rc = uz_mpi_Comm_set_attr(comm_obj, comm_keyval, attribute_val);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -778,7 +848,9 @@ UZ_EXPORT int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     errhandler_obj = uz_errhandler_get(errhandler);
     if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(101);
     uz_rc = uz_mpi_Comm_set_errhandler(comm_obj, errhandler_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -801,7 +873,9 @@ UZ_EXPORT int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(102);
     uz_rc = uz_mpi_Comm_set_info(comm_obj, info_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -822,7 +896,9 @@ UZ_EXPORT int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
         goto fail;
     if ((uz_rc = uz_check_pointer(comm_name, "comm_name")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(103);
     uz_rc = uz_mpi_Comm_set_name(comm_obj, comm_name);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -843,7 +919,9 @@ UZ_EXPORT int PMPI_Comm_size(MPI_Comm comm, int *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(104);
     uz_rc = uz_mpi_Comm_size(comm_obj, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -874,7 +952,9 @@ UZ_EXPORT int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, M
         goto fail;
     if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(105);
     uz_rc = uz_mpi_Comm_spawn(command, argv, maxprocs, info_obj, root, comm_obj, intercomm, array_of_errcodes);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -899,7 +979,9 @@ UZ_EXPORT int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], cha
         goto fail;
     if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(106);
     uz_rc = uz_mpi_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm_obj, intercomm, array_of_errcodes);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -920,7 +1002,9 @@ UZ_EXPORT int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newco
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(107);
     uz_rc = uz_mpi_Comm_split(comm_obj, color, key, newcomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -945,7 +1029,9 @@ UZ_EXPORT int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_I
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(108);
     uz_rc = uz_mpi_Comm_split_type(comm_obj, split_type, key, info_obj, newcomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -966,7 +1052,9 @@ UZ_EXPORT int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(109);
     uz_rc = uz_mpi_Comm_test_inter(comm_obj, flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1003,7 +1091,9 @@ UZ_EXPORT int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result
         goto fail;
     if ((uz_rc = uz_check_pointer(result, "result")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(248);
     uz_rc = uz_mpi_Group_compare(group1_obj, group2_obj, result);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1028,7 +1118,9 @@ UZ_EXPORT int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Grou
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(249);
     uz_rc = uz_mpi_Group_difference(group1_obj, group2_obj, newgroup);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1049,7 +1141,9 @@ UZ_EXPORT int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Gro
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(250);
     uz_rc = uz_mpi_Group_excl(group_obj, n, ranks, newgroup);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1072,7 +1166,9 @@ UZ_EXPORT int PMPI_Group_free(MPI_Group *group)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(group, "group")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(251);
     uz_rc = uz_mpi_Group_free(group);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1093,7 +1189,9 @@ UZ_EXPORT int PMPI_Group_from_session_pset(MPI_Session session, const char *pset
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(252);
     uz_rc = uz_mpi_Group_from_session_pset(session_obj, pset_name, newgroup);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1120,7 +1218,9 @@ UZ_EXPORT int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Gro
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(253);
     uz_rc = uz_mpi_Group_incl(group_obj, n, ranks, newgroup);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1145,7 +1245,9 @@ UZ_EXPORT int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Gr
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(254);
     uz_rc = uz_mpi_Group_intersection(group1_obj, group2_obj, newgroup);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1166,7 +1268,9 @@ UZ_EXPORT int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(255);
     uz_rc = uz_mpi_Group_range_excl(group_obj, n, ranges, newgroup);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1187,7 +1291,9 @@ UZ_EXPORT int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(256);
     uz_rc = uz_mpi_Group_range_incl(group_obj, n, ranges, newgroup);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1208,7 +1314,9 @@ UZ_EXPORT int PMPI_Group_rank(MPI_Group group, int *rank)
         goto fail;
     if ((uz_rc = uz_check_pointer(rank, "rank")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(257);
     uz_rc = uz_mpi_Group_rank(group_obj, rank);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1229,7 +1337,9 @@ UZ_EXPORT int PMPI_Group_size(MPI_Group group, int *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(258);
     uz_rc = uz_mpi_Group_size(group_obj, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1258,7 +1368,9 @@ UZ_EXPORT int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int rank
     group2_obj = uz_group_get(group2);
     if ((uz_rc = uz_check_handle(group2_obj, MPI_ERR_GROUP, "group2", "group")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(259);
     uz_rc = uz_mpi_Group_translate_ranks(group1_obj, n, ranks1, group2_obj, ranks2);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1283,7 +1395,9 @@ UZ_EXPORT int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *ne
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(260);
     uz_rc = uz_mpi_Group_union(group1_obj, group2_obj, newgroup);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1310,7 +1424,9 @@ UZ_EXPORT int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_C
         goto fail;
     if ((uz_rc = uz_check_pointer(newintercomm, "newintercomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(311);
     uz_rc = uz_mpi_Intercomm_create(local_comm_obj, local_leader, peer_comm_obj, remote_leader, tag, newintercomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1345,7 +1461,9 @@ UZ_EXPORT int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local
         goto fail;
     if ((uz_rc = uz_check_pointer(newintercomm, "newintercomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(312);
     uz_rc = uz_mpi_Intercomm_create_from_groups(local_group_obj, local_leader, remote_group_obj, remote_leader, stringtag, info_obj, errhandler_obj, newintercomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1366,7 +1484,9 @@ UZ_EXPORT int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newin
         goto fail;
     if ((uz_rc = uz_check_pointer(newintracomm, "newintracomm")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(313);
     uz_rc = uz_mpi_Intercomm_merge(intercomm_obj, high, newintracomm);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

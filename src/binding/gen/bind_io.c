@@ -4,6 +4,8 @@
 #include "binding/binding.h"
 #include "uz_mpi_impl.h"
 
+_Static_assert(595 < UZ_PROFILE_CALL_SLOTS, "UZ_PROFILE_CALL_SLOTS (base/profile.h) is too small for the entry points");
+
 UZ_EXPORT MPI_Fint PMPI_File_c2f(MPI_File file)
 {
     return uz_mpi_File_c2f(file);
@@ -20,7 +22,9 @@ UZ_EXPORT int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(127);
     uz_rc = uz_mpi_File_call_errhandler(fh_obj, errorcode);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -39,7 +43,9 @@ UZ_EXPORT int PMPI_File_close(MPI_File *fh)
     if ((uz_rc = uz_check_pointer(fh, "fh")))
         goto fail;
     fh_eobj = uz_file_get(*fh);
+    uint64_t uz_t0 = uz_profile_enter(128);
     uz_rc = uz_mpi_File_close(fh);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -56,7 +62,9 @@ UZ_EXPORT int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_err
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(129);
     uz_rc = uz_mpi_File_create_errhandler(file_errhandler_fn, errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -77,7 +85,9 @@ UZ_EXPORT int PMPI_File_delete(const char *filename, MPI_Info info)
         goto fail;
     if ((uz_rc = uz_check_pointer(filename, "filename")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(130);
     uz_rc = uz_mpi_File_delete(filename, info_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -110,7 +120,9 @@ UZ_EXPORT int PMPI_File_get_amode(MPI_File fh, int *amode)
         goto fail;
     if ((uz_rc = uz_check_pointer(amode, "amode")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(131);
     uz_rc = uz_mpi_File_get_amode(fh_obj, amode);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -131,7 +143,9 @@ UZ_EXPORT int PMPI_File_get_atomicity(MPI_File fh, int *flag)
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(132);
     uz_rc = uz_mpi_File_get_atomicity(fh_obj, flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -152,7 +166,9 @@ UZ_EXPORT int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offs
         goto fail;
     if ((uz_rc = uz_check_pointer(disp, "disp")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(133);
     uz_rc = uz_mpi_File_get_byte_offset(fh_obj, offset, disp);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -173,7 +189,9 @@ UZ_EXPORT int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler
         goto fail;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(134);
     uz_rc = uz_mpi_File_get_errhandler(file_obj, errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -194,7 +212,9 @@ UZ_EXPORT int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
         goto fail;
     if ((uz_rc = uz_check_pointer(group, "group")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(135);
     uz_rc = uz_mpi_File_get_group(fh_obj, group);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -215,7 +235,9 @@ UZ_EXPORT int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
         goto fail;
     if ((uz_rc = uz_check_pointer(info_used, "info_used")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(136);
     uz_rc = uz_mpi_File_get_info(fh_obj, info_used);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -236,7 +258,9 @@ UZ_EXPORT int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
         goto fail;
     if ((uz_rc = uz_check_pointer(offset, "offset")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(137);
     uz_rc = uz_mpi_File_get_position(fh_obj, offset);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -257,7 +281,9 @@ UZ_EXPORT int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
         goto fail;
     if ((uz_rc = uz_check_pointer(offset, "offset")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(138);
     uz_rc = uz_mpi_File_get_position_shared(fh_obj, offset);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -278,7 +304,9 @@ UZ_EXPORT int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(139);
     uz_rc = uz_mpi_File_get_size(fh_obj, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -303,7 +331,9 @@ UZ_EXPORT int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_
         goto fail;
     if ((uz_rc = uz_check_pointer(extent, "extent")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(140);
     uz_rc = uz_mpi_File_get_type_extent(fh_obj, datatype_obj, extent);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -328,7 +358,9 @@ UZ_EXPORT int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MP
         goto fail;
     if ((uz_rc = uz_check_pointer(extent, "extent")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(141);
     uz_rc = uz_mpi_File_get_type_extent_c(fh_obj, datatype_obj, extent);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -355,7 +387,9 @@ UZ_EXPORT int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *et
         goto fail;
     if ((uz_rc = uz_check_pointer(datarep, "datarep")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(142);
     uz_rc = uz_mpi_File_get_view(fh_obj, disp, etype, filetype, datarep);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -382,7 +416,9 @@ UZ_EXPORT int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype da
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(143);
     uz_rc = uz_mpi_File_iread_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -409,7 +445,9 @@ UZ_EXPORT int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatyp
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(144);
     uz_rc = uz_mpi_File_iread_all_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -436,7 +474,9 @@ UZ_EXPORT int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(145);
     uz_rc = uz_mpi_File_iread_all_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -463,7 +503,9 @@ UZ_EXPORT int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(146);
     uz_rc = uz_mpi_File_iread_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -490,7 +532,9 @@ UZ_EXPORT int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(147);
     uz_rc = uz_mpi_File_iread_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -517,7 +561,9 @@ UZ_EXPORT int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(148);
     uz_rc = uz_mpi_File_iread_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -544,7 +590,9 @@ UZ_EXPORT int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(149);
     uz_rc = uz_mpi_File_iread_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -571,7 +619,9 @@ UZ_EXPORT int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Dat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(150);
     uz_rc = uz_mpi_File_iread_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -598,7 +648,9 @@ UZ_EXPORT int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Data
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(151);
     uz_rc = uz_mpi_File_iread_shared_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -625,7 +677,9 @@ UZ_EXPORT int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(152);
     uz_rc = uz_mpi_File_iread_shared_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -652,7 +706,9 @@ UZ_EXPORT int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Data
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(153);
     uz_rc = uz_mpi_File_iwrite_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -679,7 +735,9 @@ UZ_EXPORT int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(154);
     uz_rc = uz_mpi_File_iwrite_all_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -706,7 +764,9 @@ UZ_EXPORT int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count cou
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(155);
     uz_rc = uz_mpi_File_iwrite_all_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -733,7 +793,9 @@ UZ_EXPORT int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *bu
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(156);
     uz_rc = uz_mpi_File_iwrite_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -760,7 +822,9 @@ UZ_EXPORT int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(157);
     uz_rc = uz_mpi_File_iwrite_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -787,7 +851,9 @@ UZ_EXPORT int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const vo
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(158);
     uz_rc = uz_mpi_File_iwrite_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -814,7 +880,9 @@ UZ_EXPORT int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(159);
     uz_rc = uz_mpi_File_iwrite_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -841,7 +909,9 @@ UZ_EXPORT int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(160);
     uz_rc = uz_mpi_File_iwrite_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -868,7 +938,9 @@ UZ_EXPORT int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, M
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(161);
     uz_rc = uz_mpi_File_iwrite_shared_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -895,7 +967,9 @@ UZ_EXPORT int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(162);
     uz_rc = uz_mpi_File_iwrite_shared_c(fh_obj, buf, count, datatype_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -922,7 +996,9 @@ UZ_EXPORT int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(fh, "fh")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(163);
     uz_rc = uz_mpi_File_open(comm_obj, filename, amode, info_obj, fh);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -941,7 +1017,9 @@ UZ_EXPORT int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(164);
     uz_rc = uz_mpi_File_preallocate(fh_obj, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -966,7 +1044,9 @@ UZ_EXPORT int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype dat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(165);
     uz_rc = uz_mpi_File_read_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -991,7 +1071,9 @@ UZ_EXPORT int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(166);
     uz_rc = uz_mpi_File_read_all_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1016,7 +1098,9 @@ UZ_EXPORT int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(167);
     uz_rc = uz_mpi_File_read_all_begin_c(fh_obj, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1041,7 +1125,9 @@ UZ_EXPORT int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(168);
     uz_rc = uz_mpi_File_read_all_begin_c(fh_obj, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1066,7 +1152,9 @@ UZ_EXPORT int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(169);
     uz_rc = uz_mpi_File_read_all_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1085,7 +1173,9 @@ UZ_EXPORT int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(170);
     uz_rc = uz_mpi_File_read_all_end(fh_obj, buf, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1110,7 +1200,9 @@ UZ_EXPORT int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int c
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(171);
     uz_rc = uz_mpi_File_read_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1135,7 +1227,9 @@ UZ_EXPORT int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, i
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(172);
     uz_rc = uz_mpi_File_read_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1160,7 +1254,9 @@ UZ_EXPORT int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(173);
     uz_rc = uz_mpi_File_read_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1185,7 +1281,9 @@ UZ_EXPORT int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(174);
     uz_rc = uz_mpi_File_read_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1210,7 +1308,9 @@ UZ_EXPORT int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(175);
     uz_rc = uz_mpi_File_read_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1229,7 +1329,9 @@ UZ_EXPORT int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *stat
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(176);
     uz_rc = uz_mpi_File_read_at_all_end(fh_obj, buf, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1254,7 +1356,9 @@ UZ_EXPORT int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(177);
     uz_rc = uz_mpi_File_read_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1279,7 +1383,9 @@ UZ_EXPORT int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Data
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(178);
     uz_rc = uz_mpi_File_read_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1304,7 +1410,9 @@ UZ_EXPORT int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Data
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(179);
     uz_rc = uz_mpi_File_read_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1329,7 +1437,9 @@ UZ_EXPORT int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(180);
     uz_rc = uz_mpi_File_read_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1354,7 +1464,9 @@ UZ_EXPORT int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count c
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(181);
     uz_rc = uz_mpi_File_read_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1379,7 +1491,9 @@ UZ_EXPORT int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(182);
     uz_rc = uz_mpi_File_read_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1398,7 +1512,9 @@ UZ_EXPORT int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *sta
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(183);
     uz_rc = uz_mpi_File_read_ordered_end(fh_obj, buf, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1423,7 +1539,9 @@ UZ_EXPORT int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(184);
     uz_rc = uz_mpi_File_read_shared_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1448,7 +1566,9 @@ UZ_EXPORT int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, M
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(185);
     uz_rc = uz_mpi_File_read_shared_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1467,7 +1587,9 @@ UZ_EXPORT int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(186);
     uz_rc = uz_mpi_File_seek(fh_obj, offset, whence);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1486,7 +1608,9 @@ UZ_EXPORT int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(187);
     uz_rc = uz_mpi_File_seek_shared(fh_obj, offset, whence);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1505,7 +1629,9 @@ UZ_EXPORT int PMPI_File_set_atomicity(MPI_File fh, int flag)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(188);
     uz_rc = uz_mpi_File_set_atomicity(fh_obj, flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1528,7 +1654,9 @@ UZ_EXPORT int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     errhandler_obj = uz_errhandler_get(errhandler);
     if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(189);
     uz_rc = uz_mpi_File_set_errhandler(file_obj, errhandler_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1551,7 +1679,9 @@ UZ_EXPORT int PMPI_File_set_info(MPI_File fh, MPI_Info info)
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(190);
     uz_rc = uz_mpi_File_set_info(fh_obj, info_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1570,7 +1700,9 @@ UZ_EXPORT int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(191);
     uz_rc = uz_mpi_File_set_size(fh_obj, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1603,7 +1735,9 @@ UZ_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etyp
         goto fail;
     if ((uz_rc = uz_check_pointer(datarep, "datarep")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(192);
     uz_rc = uz_mpi_File_set_view(fh_obj, disp, etype_obj, filetype_obj, datarep, info_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1622,7 +1756,9 @@ UZ_EXPORT int PMPI_File_sync(MPI_File fh)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(193);
     uz_rc = uz_mpi_File_sync(fh_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1653,7 +1789,9 @@ UZ_EXPORT int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(194);
     uz_rc = uz_mpi_File_write_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1678,7 +1816,9 @@ UZ_EXPORT int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_D
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(195);
     uz_rc = uz_mpi_File_write_all_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1703,7 +1843,9 @@ UZ_EXPORT int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count,
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(196);
     uz_rc = uz_mpi_File_write_all_begin_c(fh_obj, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1728,7 +1870,9 @@ UZ_EXPORT int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Coun
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(197);
     uz_rc = uz_mpi_File_write_all_begin_c(fh_obj, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1753,7 +1897,9 @@ UZ_EXPORT int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count coun
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(198);
     uz_rc = uz_mpi_File_write_all_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1772,7 +1918,9 @@ UZ_EXPORT int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(199);
     uz_rc = uz_mpi_File_write_all_end(fh_obj, buf, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1797,7 +1945,9 @@ UZ_EXPORT int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(200);
     uz_rc = uz_mpi_File_write_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1822,7 +1972,9 @@ UZ_EXPORT int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(201);
     uz_rc = uz_mpi_File_write_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1847,7 +1999,9 @@ UZ_EXPORT int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(202);
     uz_rc = uz_mpi_File_write_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1872,7 +2026,9 @@ UZ_EXPORT int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, con
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(203);
     uz_rc = uz_mpi_File_write_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1897,7 +2053,9 @@ UZ_EXPORT int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const voi
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(204);
     uz_rc = uz_mpi_File_write_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1916,7 +2074,9 @@ UZ_EXPORT int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Statu
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(205);
     uz_rc = uz_mpi_File_write_at_all_end(fh_obj, buf, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1941,7 +2101,9 @@ UZ_EXPORT int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *b
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(206);
     uz_rc = uz_mpi_File_write_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1966,7 +2128,9 @@ UZ_EXPORT int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, M
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(207);
     uz_rc = uz_mpi_File_write_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1991,7 +2155,9 @@ UZ_EXPORT int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, M
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(208);
     uz_rc = uz_mpi_File_write_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2016,7 +2182,9 @@ UZ_EXPORT int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int co
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(209);
     uz_rc = uz_mpi_File_write_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2041,7 +2209,9 @@ UZ_EXPORT int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(210);
     uz_rc = uz_mpi_File_write_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2066,7 +2236,9 @@ UZ_EXPORT int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(211);
     uz_rc = uz_mpi_File_write_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2085,7 +2257,9 @@ UZ_EXPORT int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Stat
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(212);
     uz_rc = uz_mpi_File_write_ordered_end(fh_obj, buf, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2110,7 +2284,9 @@ UZ_EXPORT int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(213);
     uz_rc = uz_mpi_File_write_shared_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2135,7 +2311,9 @@ UZ_EXPORT int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count c
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(214);
     uz_rc = uz_mpi_File_write_shared_c(fh_obj, buf, count, datatype_obj, status);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2152,7 +2330,9 @@ UZ_EXPORT int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(datarep, "datarep")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(411);
     uz_rc = uz_mpi_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2169,7 +2349,9 @@ UZ_EXPORT int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversio
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(datarep, "datarep")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(412);
     uz_rc = uz_mpi_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

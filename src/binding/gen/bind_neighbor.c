@@ -4,6 +4,8 @@
 #include "binding/binding.h"
 #include "uz_mpi_impl.h"
 
+_Static_assert(595 < UZ_PROFILE_CALL_SLOTS, "UZ_PROFILE_CALL_SLOTS (base/profile.h) is too small for the entry points");
+
 UZ_EXPORT int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     static const char uz_fn[] = "MPI_Ineighbor_allgather";
@@ -36,7 +38,9 @@ UZ_EXPORT int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_D
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(287);
     uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -77,7 +81,9 @@ UZ_EXPORT int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcoun
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(288);
     uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -116,7 +122,9 @@ UZ_EXPORT int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(289);
     uz_rc = uz_mpi_Ineighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -155,7 +163,9 @@ UZ_EXPORT int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcou
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(290);
     uz_rc = uz_mpi_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -196,7 +206,9 @@ UZ_EXPORT int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(291);
     uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -237,7 +249,9 @@ UZ_EXPORT int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(292);
     uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -274,7 +288,9 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(293);
     uz_rc = uz_mpi_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -311,7 +327,9 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count se
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(294);
     uz_rc = uz_mpi_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -336,7 +354,9 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(295);
     uz_rc = uz_mpi_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -361,7 +381,9 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count se
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(296);
     uz_rc = uz_mpi_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -400,7 +422,9 @@ UZ_EXPORT int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(346);
     uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -439,7 +463,9 @@ UZ_EXPORT int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(347);
     uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -484,7 +510,9 @@ UZ_EXPORT int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, M
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(348);
     uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -529,7 +557,9 @@ UZ_EXPORT int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count send
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(349);
     uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -566,7 +596,9 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_D
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(350);
     uz_rc = uz_mpi_Neighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -603,7 +635,9 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcoun
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(351);
     uz_rc = uz_mpi_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -646,7 +680,9 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, 
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(352);
     uz_rc = uz_mpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -689,7 +725,9 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sen
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(353);
     uz_rc = uz_mpi_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -728,7 +766,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dat
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(354);
     uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -767,7 +807,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(355);
     uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -812,7 +854,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(356);
     uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -857,7 +901,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendc
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(357);
     uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -892,7 +938,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(358);
     uz_rc = uz_mpi_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -927,7 +975,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sen
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(359);
     uz_rc = uz_mpi_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -968,7 +1018,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendco
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(360);
     uz_rc = uz_mpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1009,7 +1061,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Coun
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(361);
     uz_rc = uz_mpi_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1032,7 +1086,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(362);
     uz_rc = uz_mpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1055,7 +1111,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sen
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(363);
     uz_rc = uz_mpi_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1084,7 +1142,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendco
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(364);
     uz_rc = uz_mpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1113,7 +1173,9 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Coun
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(365);
     uz_rc = uz_mpi_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

@@ -4,6 +4,8 @@
 #include "binding/binding.h"
 #include "uz_mpi_impl.h"
 
+_Static_assert(595 < UZ_PROFILE_CALL_SLOTS, "UZ_PROFILE_CALL_SLOTS (base/profile.h) is too small for the entry points");
+
 UZ_EXPORT int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     static const char uz_fn[] = "MPI_Accumulate";
@@ -34,7 +36,9 @@ UZ_EXPORT int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Dat
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(7);
     uz_rc = uz_mpi_Accumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -73,7 +77,9 @@ UZ_EXPORT int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(8);
     uz_rc = uz_mpi_Accumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -98,7 +104,9 @@ UZ_EXPORT int PMPI_Compare_and_swap(const void *origin_addr, const void *compare
         goto fail;
     if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(110);
     uz_rc = uz_mpi_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype_obj, target_rank, target_disp, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -127,7 +135,9 @@ UZ_EXPORT int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(126);
     uz_rc = uz_mpi_Fetch_and_op(origin_addr, result_addr, datatype_obj, target_rank, target_disp, op_obj, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -162,7 +172,9 @@ UZ_EXPORT int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype o
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(388);
     uz_rc = uz_mpi_Put_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -197,7 +209,9 @@ UZ_EXPORT int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(389);
     uz_rc = uz_mpi_Put_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -238,7 +252,9 @@ UZ_EXPORT int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(391);
     uz_rc = uz_mpi_Raccumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -279,7 +295,9 @@ UZ_EXPORT int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(392);
     uz_rc = uz_mpi_Raccumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -316,7 +334,9 @@ UZ_EXPORT int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(421);
     uz_rc = uz_mpi_Rget_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -365,7 +385,9 @@ UZ_EXPORT int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(result_addr, result_count, result_datatype_obj, "result_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(422);
     uz_rc = uz_mpi_Rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -414,7 +436,9 @@ UZ_EXPORT int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_c
         goto fail;
     if ((uz_rc = uz_check_buffer(result_addr, result_count, result_datatype_obj, "result_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(423);
     uz_rc = uz_mpi_Rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -451,7 +475,9 @@ UZ_EXPORT int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatyp
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(424);
     uz_rc = uz_mpi_Rget_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -488,7 +514,9 @@ UZ_EXPORT int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype 
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(425);
     uz_rc = uz_mpi_Rput_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -525,7 +553,9 @@ UZ_EXPORT int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_D
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(426);
     uz_rc = uz_mpi_Rput_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -550,7 +580,9 @@ UZ_EXPORT int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(554);
     uz_rc = uz_mpi_Win_allocate_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -575,7 +607,9 @@ UZ_EXPORT int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info in
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(555);
     uz_rc = uz_mpi_Win_allocate_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -600,7 +634,9 @@ UZ_EXPORT int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info in
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(556);
     uz_rc = uz_mpi_Win_allocate_shared_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -625,7 +661,9 @@ UZ_EXPORT int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(557);
     uz_rc = uz_mpi_Win_allocate_shared_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -644,7 +682,9 @@ UZ_EXPORT int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(558);
     uz_rc = uz_mpi_Win_attach(win_obj, base, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -669,7 +709,9 @@ UZ_EXPORT int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(559);
     uz_rc = uz_mpi_Win_call_errhandler(win_obj, errorcode);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -688,7 +730,9 @@ UZ_EXPORT int PMPI_Win_complete(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(560);
     uz_rc = uz_mpi_Win_complete(win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -713,7 +757,9 @@ UZ_EXPORT int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(561);
     uz_rc = uz_mpi_Win_create_c(base, size, disp_unit, info_obj, comm_obj, win);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -738,7 +784,9 @@ UZ_EXPORT int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, M
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(562);
     uz_rc = uz_mpi_Win_create_c(base, size, disp_unit, info_obj, comm_obj, win);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -763,7 +811,9 @@ UZ_EXPORT int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(563);
     uz_rc = uz_mpi_Win_create_dynamic(info_obj, comm_obj, win);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -780,7 +830,9 @@ UZ_EXPORT int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhan
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(564);
     uz_rc = uz_mpi_Win_create_errhandler(win_errhandler_fn, errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -797,7 +849,9 @@ UZ_EXPORT int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_f
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(win_keyval, "win_keyval")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(565);
     uz_rc = uz_mpi_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -816,7 +870,9 @@ UZ_EXPORT int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(566);
     uz_rc = uz_mpi_Win_delete_attr(win_obj, win_keyval);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -835,7 +891,9 @@ UZ_EXPORT int PMPI_Win_detach(MPI_Win win, const void *base)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(567);
     uz_rc = uz_mpi_Win_detach(win_obj, base);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -860,7 +918,9 @@ UZ_EXPORT int PMPI_Win_fence(int assert, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(568);
     uz_rc = uz_mpi_Win_fence(assert, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -879,7 +939,9 @@ UZ_EXPORT int PMPI_Win_flush(int rank, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(569);
     uz_rc = uz_mpi_Win_flush(rank, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -898,7 +960,9 @@ UZ_EXPORT int PMPI_Win_flush_all(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(570);
     uz_rc = uz_mpi_Win_flush_all(win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -917,7 +981,9 @@ UZ_EXPORT int PMPI_Win_flush_local(int rank, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(571);
     uz_rc = uz_mpi_Win_flush_local(rank, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -936,7 +1002,9 @@ UZ_EXPORT int PMPI_Win_flush_local_all(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(572);
     uz_rc = uz_mpi_Win_flush_local_all(win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -955,7 +1023,9 @@ UZ_EXPORT int PMPI_Win_free(MPI_Win *win)
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
     win_eobj = uz_win_get(*win);
+    uint64_t uz_t0 = uz_profile_enter(573);
     uz_rc = uz_mpi_Win_free(win);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -972,7 +1042,9 @@ UZ_EXPORT int PMPI_Win_free_keyval(int *win_keyval)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(win_keyval, "win_keyval")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(574);
     uz_rc = uz_mpi_Win_free_keyval(win_keyval);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -999,7 +1071,9 @@ UZ_EXPORT int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(575);
     uz_rc = uz_mpi_Win_get_attr(win_obj, win_keyval, attribute_val, flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1020,7 +1094,9 @@ UZ_EXPORT int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
         goto fail;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(576);
     uz_rc = uz_mpi_Win_get_errhandler(win_obj, errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1041,7 +1117,9 @@ UZ_EXPORT int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
         goto fail;
     if ((uz_rc = uz_check_pointer(group, "group")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(577);
     uz_rc = uz_mpi_Win_get_group(win_obj, group);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1062,7 +1140,9 @@ UZ_EXPORT int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
         goto fail;
     if ((uz_rc = uz_check_pointer(info_used, "info_used")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(578);
     uz_rc = uz_mpi_Win_get_info(win_obj, info_used);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1085,7 +1165,9 @@ UZ_EXPORT int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
         goto fail;
     if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(579);
     uz_rc = uz_mpi_Win_get_name(win_obj, win_name, resultlen);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1104,7 +1186,9 @@ UZ_EXPORT int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(580);
     uz_rc = uz_mpi_Win_lock(lock_type, rank, assert, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1123,7 +1207,9 @@ UZ_EXPORT int PMPI_Win_lock_all(int assert, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(581);
     uz_rc = uz_mpi_Win_lock_all(assert, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1146,7 +1232,9 @@ UZ_EXPORT int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     group_obj = uz_group_get(group);
     if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(582);
     uz_rc = uz_mpi_Win_post(group_obj, assert, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1165,7 +1253,9 @@ UZ_EXPORT int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(583);
     uz_rc = uz_mpi_Win_set_attr(win_obj, win_keyval, attribute_val);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1188,7 +1278,9 @@ UZ_EXPORT int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     errhandler_obj = uz_errhandler_get(errhandler);
     if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(584);
     uz_rc = uz_mpi_Win_set_errhandler(win_obj, errhandler_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1211,7 +1303,9 @@ UZ_EXPORT int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(585);
     uz_rc = uz_mpi_Win_set_info(win_obj, info_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1232,7 +1326,9 @@ UZ_EXPORT int PMPI_Win_set_name(MPI_Win win, const char *win_name)
         goto fail;
     if ((uz_rc = uz_check_pointer(win_name, "win_name")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(586);
     uz_rc = uz_mpi_Win_set_name(win_obj, win_name);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1256,7 +1352,9 @@ UZ_EXPORT int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *
         goto fail;
     if ((uz_rc = uz_check_pointer(disp_unit, "disp_unit")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(587);
     uz_rc = uz_mpi_Win_shared_query_c(win_obj, rank, size, &disp_unit_wide, baseptr);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *disp_unit = uz_count_to_int(disp_unit_wide);
         return MPI_SUCCESS;
@@ -1280,7 +1378,9 @@ UZ_EXPORT int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(disp_unit, "disp_unit")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(588);
     uz_rc = uz_mpi_Win_shared_query_c(win_obj, rank, size, disp_unit, baseptr);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1303,7 +1403,9 @@ UZ_EXPORT int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     group_obj = uz_group_get(group);
     if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(589);
     uz_rc = uz_mpi_Win_start(group_obj, assert, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1322,7 +1424,9 @@ UZ_EXPORT int PMPI_Win_sync(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(590);
     uz_rc = uz_mpi_Win_sync(win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1343,7 +1447,9 @@ UZ_EXPORT int PMPI_Win_test(MPI_Win win, int *flag)
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(591);
     uz_rc = uz_mpi_Win_test(win_obj, flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1368,7 +1474,9 @@ UZ_EXPORT int PMPI_Win_unlock(int rank, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(592);
     uz_rc = uz_mpi_Win_unlock(rank, win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1387,7 +1495,9 @@ UZ_EXPORT int PMPI_Win_unlock_all(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(593);
     uz_rc = uz_mpi_Win_unlock_all(win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1406,7 +1516,9 @@ UZ_EXPORT int PMPI_Win_wait(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(594);
     uz_rc = uz_mpi_Win_wait(win_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

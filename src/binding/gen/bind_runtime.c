@@ -4,13 +4,17 @@
 #include "binding/binding.h"
 #include "uz_mpi_impl.h"
 
+_Static_assert(595 < UZ_PROFILE_CALL_SLOTS, "UZ_PROFILE_CALL_SLOTS (base/profile.h) is too small for the entry points");
+
 UZ_EXPORT int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
 {
     static const char uz_fn[] = "MPI_Abi_get_fortran_booleans";
     int uz_rc;
     if ((uz_rc = uz_check_pointer(is_set, "is_set")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(0);
     uz_rc = uz_mpi_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -25,7 +29,9 @@ UZ_EXPORT int PMPI_Abi_get_fortran_info(MPI_Info *info)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(1);
     uz_rc = uz_mpi_Abi_get_fortran_info(info);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -40,7 +46,9 @@ UZ_EXPORT int PMPI_Abi_get_info(MPI_Info *info)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(2);
     uz_rc = uz_mpi_Abi_get_info(info);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -57,7 +65,9 @@ UZ_EXPORT int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
         goto fail;
     if ((uz_rc = uz_check_pointer(abi_minor, "abi_minor")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(3);
     uz_rc = uz_mpi_Abi_get_version(abi_major, abi_minor);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -70,7 +80,9 @@ UZ_EXPORT int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true
 {
     static const char uz_fn[] = "MPI_Abi_set_fortran_booleans";
     int uz_rc;
+    uint64_t uz_t0 = uz_profile_enter(4);
     uz_rc = uz_mpi_Abi_set_fortran_booleans(logical_size, logical_true, logical_false);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -86,7 +98,9 @@ UZ_EXPORT int PMPI_Abi_set_fortran_info(MPI_Info info)
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(5);
     uz_rc = uz_mpi_Abi_set_fortran_info(info_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -105,7 +119,9 @@ UZ_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(6);
     uz_rc = uz_mpi_Abort(comm_obj, errorcode);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -120,7 +136,9 @@ UZ_EXPORT int PMPI_Add_error_class(int *errorclass)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(errorclass, "errorclass")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(9);
     uz_rc = uz_mpi_Add_error_class(errorclass);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -133,7 +151,9 @@ UZ_EXPORT int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
     static const char uz_fn[] = "MPI_Add_error_code";
     int uz_rc;
+    uint64_t uz_t0 = uz_profile_enter(10);
     uz_rc = uz_mpi_Add_error_code(errorclass, errorcode);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -147,7 +167,9 @@ UZ_EXPORT int PMPI_Add_error_string(int errorcode, const char *string)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(string, "string")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(11);
     uz_rc = uz_mpi_Add_error_string(errorcode, string);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -170,7 +192,9 @@ UZ_EXPORT int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandl
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(116);
     uz_rc = uz_mpi_Errhandler_create(comm_errhandler_fn, errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -191,7 +215,9 @@ UZ_EXPORT int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(117);
     uz_rc = uz_mpi_Errhandler_free(errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -218,7 +244,9 @@ UZ_EXPORT int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
         goto fail;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(118);
     uz_rc = uz_mpi_Errhandler_get(comm_obj, errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -241,7 +269,9 @@ UZ_EXPORT int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
     errhandler_obj = uz_errhandler_get(errhandler);
     if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(119);
     uz_rc = uz_mpi_Errhandler_set(comm_obj, errhandler_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -262,7 +292,9 @@ UZ_EXPORT int PMPI_Error_class(int errorcode, int *errorclass)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(errorclass, "errorclass")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(120);
     uz_rc = uz_mpi_Error_class(errorcode, errorclass);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -279,7 +311,9 @@ UZ_EXPORT int PMPI_Error_string(int errorcode, char *string, int *resultlen)
         goto fail;
     if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(121);
     uz_rc = uz_mpi_Error_string(errorcode, string, resultlen);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -294,7 +328,9 @@ UZ_EXPORT int PMPI_Finalize(void)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
+    uint64_t uz_t0 = uz_profile_enter(215);
     uz_rc = uz_mpi_Finalize();
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -308,7 +344,9 @@ UZ_EXPORT int PMPI_Finalized(int *flag)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(216);
     uz_rc = uz_mpi_Finalized(flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -329,7 +367,9 @@ UZ_EXPORT int PMPI_Info_create(MPI_Info *info)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(297);
     uz_rc = uz_mpi_Info_create(info);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -344,7 +384,9 @@ UZ_EXPORT int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(298);
     uz_rc = uz_mpi_Info_create_env(argc, argv, info);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -363,7 +405,9 @@ UZ_EXPORT int PMPI_Info_delete(MPI_Info info, const char *key)
         goto fail;
     if ((uz_rc = uz_check_pointer(key, "key")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(299);
     uz_rc = uz_mpi_Info_delete(info_obj, key);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -382,7 +426,9 @@ UZ_EXPORT int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
         goto fail;
     if ((uz_rc = uz_check_pointer(newinfo, "newinfo")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(300);
     uz_rc = uz_mpi_Info_dup(info_obj, newinfo);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -403,7 +449,9 @@ UZ_EXPORT int PMPI_Info_free(MPI_Info *info)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(301);
     uz_rc = uz_mpi_Info_free(info);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -432,7 +480,9 @@ UZ_EXPORT int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(302);
     uz_rc = uz_mpi_Info_get(info_obj, key, valuelen, value, flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -451,7 +501,9 @@ UZ_EXPORT int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
         goto fail;
     if ((uz_rc = uz_check_pointer(nkeys, "nkeys")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(303);
     uz_rc = uz_mpi_Info_get_nkeys(info_obj, nkeys);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -470,7 +522,9 @@ UZ_EXPORT int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
         goto fail;
     if ((uz_rc = uz_check_pointer(key, "key")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(304);
     uz_rc = uz_mpi_Info_get_nthkey(info_obj, n, key);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -493,7 +547,9 @@ UZ_EXPORT int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, 
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(305);
     uz_rc = uz_mpi_Info_get_string(info_obj, key, buflen, value, flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -516,7 +572,9 @@ UZ_EXPORT int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuel
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(306);
     uz_rc = uz_mpi_Info_get_valuelen(info_obj, key, valuelen, flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -537,7 +595,9 @@ UZ_EXPORT int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
         goto fail;
     if ((uz_rc = uz_check_pointer(value, "value")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(307);
     uz_rc = uz_mpi_Info_set(info_obj, key, value);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -556,7 +616,9 @@ UZ_EXPORT int PMPI_Init(int *argc, char ***argv)
 {
     static const char uz_fn[] = "MPI_Init";
     int uz_rc;
+    uint64_t uz_t0 = uz_profile_enter(308);
     uz_rc = uz_mpi_Init(argc, argv);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -570,7 +632,9 @@ UZ_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provi
     int uz_rc;
     if ((uz_rc = uz_check_pointer(provided, "provided")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(309);
     uz_rc = uz_mpi_Init_thread(argc, argv, required, provided);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -585,7 +649,9 @@ UZ_EXPORT int PMPI_Initialized(int *flag)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(310);
     uz_rc = uz_mpi_Initialized(flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -602,7 +668,9 @@ UZ_EXPORT int PMPI_Is_thread_main(int *flag)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(325);
     uz_rc = uz_mpi_Is_thread_main(flag);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -619,7 +687,9 @@ UZ_EXPORT int PMPI_Query_thread(int *provided)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(provided, "provided")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(390);
     uz_rc = uz_mpi_Query_thread(provided);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -632,7 +702,9 @@ UZ_EXPORT int PMPI_Remove_error_class(int errorclass)
 {
     static const char uz_fn[] = "MPI_Remove_error_class";
     int uz_rc;
+    uint64_t uz_t0 = uz_profile_enter(413);
     uz_rc = uz_mpi_Remove_error_class(errorclass);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -644,7 +716,9 @@ UZ_EXPORT int PMPI_Remove_error_code(int errorcode)
 {
     static const char uz_fn[] = "MPI_Remove_error_code";
     int uz_rc;
+    uint64_t uz_t0 = uz_profile_enter(414);
     uz_rc = uz_mpi_Remove_error_code(errorcode);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -656,7 +730,9 @@ UZ_EXPORT int PMPI_Remove_error_string(int errorcode)
 {
     static const char uz_fn[] = "MPI_Remove_error_string";
     int uz_rc;
+    uint64_t uz_t0 = uz_profile_enter(415);
     uz_rc = uz_mpi_Remove_error_string(errorcode);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -674,7 +750,9 @@ UZ_EXPORT int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int 
         goto fail;
     if ((uz_rc = uz_check_nonnegative(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(451);
     uz_rc = uz_mpi_Session_attach_buffer_c(session_obj, buffer, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -693,7 +771,9 @@ UZ_EXPORT int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MP
         goto fail;
     if ((uz_rc = uz_check_nonnegative(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(452);
     uz_rc = uz_mpi_Session_attach_buffer_c(session_obj, buffer, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -716,7 +796,9 @@ UZ_EXPORT int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
     session_obj = uz_session_get(session);
     if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(453);
     uz_rc = uz_mpi_Session_call_errhandler(session_obj, errorcode);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -731,7 +813,9 @@ UZ_EXPORT int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *se
     int uz_rc;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(454);
     uz_rc = uz_mpi_Session_create_errhandler(session_errhandler_fn, errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -751,7 +835,9 @@ UZ_EXPORT int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr,
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(455);
     uz_rc = uz_mpi_Session_detach_buffer_c(session_obj, buffer_addr, &size_wide);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *size = uz_count_to_int(size_wide);
         return MPI_SUCCESS;
@@ -771,7 +857,9 @@ UZ_EXPORT int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_add
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(456);
     uz_rc = uz_mpi_Session_detach_buffer_c(session_obj, buffer_addr, size);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -794,7 +882,9 @@ UZ_EXPORT int PMPI_Session_finalize(MPI_Session *session)
     if ((uz_rc = uz_check_pointer(session, "session")))
         goto fail;
     session_eobj = uz_session_get(*session);
+    uint64_t uz_t0 = uz_profile_enter(457);
     uz_rc = uz_mpi_Session_finalize(session);
+    uz_profile_leave(uz_t0, uz_fn);
     return uz_rc;
 fail:
     return uz_err_raise_session(uz_fn, session_eobj, uz_rc);
@@ -809,7 +899,9 @@ UZ_EXPORT int PMPI_Session_flush_buffer(MPI_Session session)
     session_obj = uz_session_get(session);
     if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(458);
     uz_rc = uz_mpi_Session_flush_buffer(session_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -834,7 +926,9 @@ UZ_EXPORT int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *e
         goto fail;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(459);
     uz_rc = uz_mpi_Session_get_errhandler(session_obj, errhandler);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -853,7 +947,9 @@ UZ_EXPORT int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
         goto fail;
     if ((uz_rc = uz_check_pointer(info_used, "info_used")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(460);
     uz_rc = uz_mpi_Session_get_info(session_obj, info_used);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -876,7 +972,9 @@ UZ_EXPORT int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int 
         goto fail;
     if ((uz_rc = uz_check_pointer(pset_len, "pset_len")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(461);
     uz_rc = uz_mpi_Session_get_nth_pset(session_obj, info_obj, n, pset_len, pset_name);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -899,7 +997,9 @@ UZ_EXPORT int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int
         goto fail;
     if ((uz_rc = uz_check_pointer(npset_names, "npset_names")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(462);
     uz_rc = uz_mpi_Session_get_num_psets(session_obj, info_obj, npset_names);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -920,7 +1020,9 @@ UZ_EXPORT int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_n
         goto fail;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(463);
     uz_rc = uz_mpi_Session_get_pset_info(session_obj, pset_name, info);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -939,7 +1041,9 @@ UZ_EXPORT int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *reque
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(464);
     uz_rc = uz_mpi_Session_iflush_buffer(session_obj, request);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -962,7 +1066,9 @@ UZ_EXPORT int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Se
         goto fail;
     if ((uz_rc = uz_check_pointer(session, "session")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(465);
     uz_rc = uz_mpi_Session_init(info_obj, errhandler_obj, session);
+    uz_profile_leave(uz_t0, uz_fn);
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -981,7 +1087,9 @@ UZ_EXPORT int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler er
     errhandler_obj = uz_errhandler_get(errhandler);
     if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
+    uint64_t uz_t0 = uz_profile_enter(466);
     uz_rc = uz_mpi_Session_set_errhandler(session_obj, errhandler_obj);
+    uz_profile_leave(uz_t0, uz_fn);
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

@@ -4,6 +4,8 @@
 #include "binding/binding.h"
 #include "uz_mpi_impl.h"
 
+_Static_assert(595 < UZ_PROFILE_CALL_SLOTS, "UZ_PROFILE_CALL_SLOTS (base/profile.h) is too small for the entry points");
+
 UZ_EXPORT int PMPI_T_category_changed(int *update_number)
 {
     return uz_mpi_T_category_changed(update_number);
