@@ -87,16 +87,23 @@ void uz_sched_recv_local(struct uz_sched *s, void *buf, MPI_Count count, uz_data
 
 /* A reduction reads what the receives before it brought: those receives
  * ask to copy the bytes themselves (uz_pt2pt_recv_to_read), so they land
- * in this core's cache.  Looks back over the steps since the fence before
- * the last one, which is where a reduction's inputs arrive. */
+ * in this core's cache.  Not when this rank has a local copy to make
+ * meanwhile: the sender's help then lets the two copies overlap (a scan's
+ * chain, np 2, 32 KiB: 5.6 us helped, 8.3 alone).  Looks back over the
+ * steps since the fence before the last one, where the inputs arrive. */
 static void mark_read_next(struct uz_sched *s, const void *a, const void *b)
 {
-    int fences = 0;
+    int fences = 0, first = s->nsteps;
     for (int i = s->nsteps - 1; i >= 0 && fences < 2; i--) {
+        if (s->steps[i].kind == UZ_STEP_COPY)
+            return;
+        fences += s->steps[i].fence;
+        first = i;
+    }
+    for (int i = first; i < s->nsteps; i++) {
         struct uz_step *st = &s->steps[i];
         if (st->kind == UZ_STEP_RECV && (st->buf == a || st->buf == b))
             st->read_next = 1;
-        fences += st->fence;
     }
 }
 
