@@ -42,6 +42,7 @@ enum option_id {
     OPT_REPORT_BINDINGS,
     OPT_USIZE,
     OPT_PREPUT,
+    OPT_SPAWN_STATUS_FD,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -73,6 +74,7 @@ static const struct option_spec option_table[] = {
     {"report-bindings", OPT_REPORT_BINDINGS, 0},
     {"usize universe-size", OPT_USIZE, 1},
     {"preput", OPT_PREPUT, 1},
+    {"spawn-status-fd", OPT_SPAWN_STATUS_FD, 1},
     {"h help", OPT_HELP, 0},
     {"version V", OPT_VERSION, 0},
 };
@@ -121,8 +123,10 @@ static const char usage_text[] =
     "  -preput KEY=VALUE        put KEY=VALUE in the job's PMI key-value space\n"
     "                           before it starts (how MPI_Comm_spawn hands its\n"
     "                           children the parents' port)\n"
+    "  -spawn-status-fd N       (MPI_Comm_spawn's own) write \"ok\" or \"fail why\" on\n"
+    "                           descriptor N once the ranks are started or not\n"
     "  prog1 ... : -n N prog2 ...\n"
-    "                           several programs in one job (MPMD, one host): each\n"
+    "                           several programs in one job (MPMD): each\n"
     "                           program's ranks follow the previous one's, with\n"
     "                           MPI_APPNUM 0, 1, ...\n"
     "\n"
@@ -356,6 +360,14 @@ static int option_apply(const struct option_spec *spec, char **args,
             return usage_error("-preput needs KEY=VALUE, not '%s'", args[0]);
         opt->preput = args[0];
         return 0;
+    case OPT_SPAWN_STATUS_FD: {
+        char *end;
+        long v = strtol(args[0], &end, 10);
+        if (end == args[0] || *end || v < 3 || v > 1000000)
+            return usage_error("-spawn-status-fd needs a descriptor above 2, not '%s'", args[0]);
+        opt->spawn_status_fd = (int)v;
+        return 0;
+    }
     case OPT_HELP:
         fputs(usage_text, stdout);
         return 0;
@@ -465,8 +477,6 @@ static int apps_split(int argc, char **argv, int first, struct mpiexec_options *
         i = j - 1;
     }
     if (opt->napps > 1) {
-        if (opt->hosts)
-            return usage_error("several programs (':') run on one host only for now");
         for (int a = 1; a < opt->napps; a++)
             opt->nprocs += opt->apps[a].nprocs;
         opt->nprocs_given = 1;
