@@ -43,6 +43,7 @@ enum option_id {
     OPT_USIZE,
     OPT_PREPUT,
     OPT_SPAWN_STATUS_FD,
+    OPT_MEMORY_ALLOC_KINDS,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -75,6 +76,7 @@ static const struct option_spec option_table[] = {
     {"usize universe-size", OPT_USIZE, 1},
     {"preput", OPT_PREPUT, 1},
     {"spawn-status-fd", OPT_SPAWN_STATUS_FD, 1},
+    {"memory-alloc-kinds memory-allocation-kinds", OPT_MEMORY_ALLOC_KINDS, 1},
     {"h help", OPT_HELP, 0},
     {"version V", OPT_VERSION, 0},
 };
@@ -123,6 +125,8 @@ static const char usage_text[] =
     "  -preput KEY=VALUE        put KEY=VALUE in the job's PMI key-value space\n"
     "                           before it starts (how MPI_Comm_spawn hands its\n"
     "                           children the parents' port)\n"
+    "  -memory-alloc-kinds LIST the memory allocation kinds the ranks request\n"
+    "                           (info mpi_memory_alloc_kinds; default mpi,system)\n"
     "  -spawn-status-fd N       (MPI_Comm_spawn's own) write \"ok\" or \"fail why\" on\n"
     "                           descriptor N once the ranks are started or not\n"
     "  prog1 ... : -n N prog2 ...\n"
@@ -360,6 +364,9 @@ static int option_apply(const struct option_spec *spec, char **args,
             return usage_error("-preput needs KEY=VALUE, not '%s'", args[0]);
         opt->preput = args[0];
         return 0;
+    case OPT_MEMORY_ALLOC_KINDS:
+        /* The World Model's requested kinds (MPI-4.1 §11.4.3), read by the library. */
+        return add_env(opt, "UZURA_MEMORY_ALLOC_KINDS", args[0]);
     case OPT_SPAWN_STATUS_FD: {
         char *end;
         long v = strtol(args[0], &end, 10);
