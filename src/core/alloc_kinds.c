@@ -1,5 +1,5 @@
 /*
- * alloc_kinds.c — memory allocation kinds (MPI-4.1 §11.4.3): the two kinds
+ * alloc_kinds.c — memory allocation kinds (MPI-4.1 §12.4.3): the two kinds
  * every MPI library has, "system" (memory from the system's allocator,
  * malloc and the like) and "mpi" (memory MPI allocates: MPI_Alloc_mem,
  * MPI_Win_allocate, MPI_Win_allocate_shared, the restrictors "alloc_mem",

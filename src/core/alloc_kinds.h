@@ -1,5 +1,5 @@
 /*
- * alloc_kinds.h — memory allocation kinds (MPI-4.1 §11.4.3, "Memory
+ * alloc_kinds.h — memory allocation kinds (MPI-4.1 §12.4.3, "Memory
  * Allocation Info"): which of the kinds a user requests through the info
  * key "mpi_memory_alloc_kinds" this library supports.
  */

@@ -88,7 +88,7 @@ int uz_mpi_Comm_set_info(uz_comm *comm, uz_info *info)
 int uz_mpi_Comm_get_info(uz_comm *comm, MPI_Info *info_used)
 {
     uz_info *copy = uz_info_dup(comm->info);
-    /* Besides the hints: the memory allocation kinds it supports (MPI-4.1 §11.4.3). */
+    /* Besides the hints: the memory allocation kinds it supports (MPI-4.1 §12.4.3). */
     if (copy && uz_alloc_kinds_report(comm, copy) != 0) {
         uz_info_free(copy);
         copy = NULL;

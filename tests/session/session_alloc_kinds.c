@@ -1,6 +1,6 @@
 /*
  * session_alloc_kinds.c — the info key mpi_memory_alloc_kinds (MPI-4.1
- * §11.4.3): what MPI_Comm_get_info on MPI_COMM_WORLD / MPI_COMM_SELF and
+ * §12.4.3): what MPI_Comm_get_info on MPI_COMM_WORLD / MPI_COMM_SELF and
  * MPI_Session_get_info report, for the default request ("mpi,system"), for
  * what mpiexec -memory-alloc-kinds (UZURA_MEMORY_ALLOC_KINDS) requests, and
  * for what a session's info requests; unsupported kinds (accelerators,

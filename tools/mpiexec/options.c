@@ -365,7 +365,7 @@ static int option_apply(const struct option_spec *spec, char **args,
         opt->preput = args[0];
         return 0;
     case OPT_MEMORY_ALLOC_KINDS:
-        /* The World Model's requested kinds (MPI-4.1 §11.4.3), read by the library. */
+        /* The World Model's requested kinds (MPI-4.1 §12.4.3), read by the library. */
         return add_env(opt, "UZURA_MEMORY_ALLOC_KINDS", args[0]);
     case OPT_SPAWN_STATUS_FD: {
         char *end;
