@@ -270,6 +270,11 @@ const struct uz_param uz_params[] = {
       "MPI_Publish_name without a name service in the launcher: the directory of published names (empty: $XDG_RUNTIME_DIR/uzura-names, else /tmp/uzura-names-<uid>; created private to the user)",
       NULL, FIELD(name_dir), UZ_PARAM_TUNABLE },
 
+    /* Memory allocation kinds (MPI-4.1 §11.4.3, docs/sessions.md) */
+    { "MEMORY_ALLOC_KINDS", UZ_PARAM_STRING, "",
+      "The memory allocation kinds the World Model requests (info key mpi_memory_alloc_kinds; set by mpiexec -memory-alloc-kinds); empty: mpi,system. Uzura supports system and mpi (restrictors alloc_mem, win_allocate, win_allocate_shared)",
+      NULL, FIELD(memory_alloc_kinds), UZ_PARAM_TUNABLE },
+
     /* Topology and binding (docs/binding.md); BIND_TO and MAP_BY are read by mpiexec. */
     { "HWLOC", UZ_PARAM_BOOL, "1",
       "Read the machine's topology with hwloc (libhwloc.so.15) when it can be loaded; 0: from /sys", NULL,

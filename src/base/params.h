@@ -140,6 +140,7 @@ struct uz_config {
     /* dynamic processes (src/core/dpm_*.c) */
     double port_timeout;        /* UZURA_PORT_TIMEOUT, seconds */
     char *name_dir;             /* UZURA_NAME_DIR */
+    char *memory_alloc_kinds;   /* UZURA_MEMORY_ALLOC_KINDS */
     /* topology and binding */
     int hwloc;                  /* UZURA_HWLOC: try hwloc before /sys */
     char *bind_to;              /* UZURA_BIND_TO, UZURA_MAP_BY: mpiexec's; listed here */

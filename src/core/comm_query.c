@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "base/errors.h"
+#include "core/alloc_kinds.h"
 #include "core/comm_impl.h"
 #include "core/info.h"
 
@@ -87,6 +88,11 @@ int uz_mpi_Comm_set_info(uz_comm *comm, uz_info *info)
 int uz_mpi_Comm_get_info(uz_comm *comm, MPI_Info *info_used)
 {
     uz_info *copy = uz_info_dup(comm->info);
+    /* Besides the hints: the memory allocation kinds it supports (MPI-4.1 §12.4.3). */
+    if (copy && uz_alloc_kinds_report(comm, copy) != 0) {
+        uz_info_free(copy);
+        copy = NULL;
+    }
     if (!copy)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory copying info");
     *info_used = uz_info_handle(copy);

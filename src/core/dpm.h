@@ -30,6 +30,7 @@ int uz_port_listener(const char *name, const uint8_t **secret);
 struct uz_meet_side {
     int n;
     char *descs;
+    int root;                   /* index of the side's root in descs */
 };
 
 /* The roots meet over a socket: the connecting one proves it knows the

@@ -31,7 +31,7 @@ struct outcome {
     int err_class;                      /* MPI_SUCCESS or the root's error class */
     int n;                              /* processes on the other side */
     int tag;
-    int reserved;
+    int other_root;                     /* the other root's index in its side's descriptors */
 };
 
 static int no_mem(void)
@@ -71,7 +71,7 @@ static int make_intercomm(uz_comm *comm, int root, const struct outcome *o, cons
     for (int i = 0; i < o->n && !err; i++)
         err = uz_proc_add(descs + (size_t)i * UZ_PROC_DESC_MAX, &members[i]);
     uz_comm *bridge = NULL;
-    if (!err && comm->rank == root && !(bridge = bridge_new(members[0])))
+    if (!err && comm->rank == root && !(bridge = bridge_new(members[o->other_root])))
         err = no_mem();
     /* Every member must take part in the agreement even when its own
      * numbering failed, or the others would wait: a failed one offers no
@@ -140,7 +140,7 @@ int uz_dpm_meet_collective(uz_comm *comm, int root, uz_meet_fn meet, void *arg,
     uz_datatype *bytes = uz_datatype_get(MPI_BYTE), *ints = uz_datatype_get(MPI_INT);
     char *mine = calloc(1, UZ_PROC_DESC_MAX);
     int is_root = comm->rank == root;
-    struct uz_meet_side local = { comm->size, is_root ? calloc((size_t)comm->size, UZ_PROC_DESC_MAX) : NULL };
+    struct uz_meet_side local = { comm->size, is_root ? calloc((size_t)comm->size, UZ_PROC_DESC_MAX) : NULL, root };
     if (!mine || (is_root && !local.descs)) {
         free(mine);
         free(local.descs);
@@ -152,7 +152,7 @@ int uz_dpm_meet_collective(uz_comm *comm, int root, uz_meet_fn meet, void *arg,
     int err = uz_coll_gather(mine, UZ_PROC_DESC_MAX, bytes, local.descs, UZ_PROC_DESC_MAX, bytes, root, comm);
     free(mine);
     struct outcome o = { 0 };
-    struct uz_meet_side remote = { 0, NULL };
+    struct uz_meet_side remote = { 0, NULL, 0 };
     int root_err = MPI_SUCCESS;
     if (is_root && !err) {
         for (int i = 0; i < comm->size && !root_err; i++)
@@ -163,6 +163,7 @@ int uz_dpm_meet_collective(uz_comm *comm, int root, uz_meet_fn meet, void *arg,
             root_err = meet(arg, &local, &remote, &o.tag);
         o.err_class = root_err ? uz_err_class(root_err) : MPI_SUCCESS;
         o.n = remote.n;
+        o.other_root = remote.root;
     }
     free(local.descs);
     if (err)

@@ -50,7 +50,8 @@ struct meet_frame {
     uint32_t count;                     /* network byte order, as the rest */
     uint32_t tag;
     uint32_t status;                    /* 0: welcome */
-    uint32_t reserved;
+    uint32_t root;                      /* the sender's root: its index among the
+                                           descriptors (0 from older versions) */
 };
 
 static long now_ns(void)
@@ -125,14 +126,17 @@ static int same_secret(const uint8_t *a, const uint8_t *b)
     return diff == 0;
 }
 
-static void frame_fill(struct meet_frame *f, const char *magic, const uint8_t *secret, int count, int tag)
+static void frame_fill(struct meet_frame *f, const char *magic, const uint8_t *secret,
+                       const struct uz_meet_side *side, int tag)
 {
+    int count = side->n;
     memset(f, 0, sizeof(*f));
     memcpy(f->magic, magic, sizeof(f->magic));
     if (secret)
         memcpy(f->secret, secret, UZ_PORT_SECRET_BYTES);
     f->count = htonl((uint32_t)count);
     f->tag = htonl((uint32_t)tag);
+    f->root = htonl((uint32_t)side->root);
 }
 
 static int send_side(int fd, const struct meet_frame *f, const struct uz_meet_side *side, long deadline)
@@ -146,9 +150,12 @@ static int send_side(int fd, const struct meet_frame *f, const struct uz_meet_si
 /* Read the descriptors a frame announced. */
 static int read_descs(int fd, const struct meet_frame *f, struct uz_meet_side *side, long deadline)
 {
-    uint32_t n = ntohl(f->count);
-    if (n == 0 || n > MEET_MAX_PROCS)
+    uint32_t n = ntohl(f->count), root = ntohl(f->root);
+    if (n == 0 || n > MEET_MAX_PROCS || root >= n)
         return EPROTO;
+    /* The other side's root is who its root talks to for the context
+     * agreement: its rank need not be 0 (MPI_Comm_spawn's root argument). */
+    side->root = (int)root;
     side->descs = malloc((size_t)n * UZ_PROC_DESC_MAX);
     if (!side->descs)
         return ENOMEM;
@@ -184,7 +191,7 @@ static int admit(int fd, const uint8_t *secret, const struct uz_meet_side *mine,
         t = (uint32_t)now_ns();
     *tag = (int)(t & 0x3fffffff);
     struct meet_frame r;
-    frame_fill(&r, magic_port, NULL, mine->n, *tag);
+    frame_fill(&r, magic_port, NULL, mine, *tag);
     if (send_side(fd, &r, mine, deadline) != 0) {
         free(theirs->descs);
         theirs->descs = NULL;
@@ -280,7 +287,7 @@ int uz_meet_connect(const struct uz_port_addr *port, const struct uz_meet_side *
         if (fd < 0)
             continue;
         struct meet_frame f;
-        frame_fill(&f, magic_port, port->secret, mine->n, 0);
+        frame_fill(&f, magic_port, port->secret, mine, 0);
         int e = send_side(fd, &f, mine, deadline);
         if (!e)
             e = move_all(fd, &f, sizeof(f), 0, deadline);
@@ -315,7 +322,7 @@ int uz_meet_join(int fd, const struct uz_meet_side *mine, struct uz_meet_side *t
         return uz_err_make(MPI_ERR_ARG, "fd %d is not an open descriptor", fd);
     /* Every call passes MSG_DONTWAIT: the user's descriptor keeps its flags. */
     struct meet_frame f;
-    frame_fill(&f, magic_join, NULL, mine->n, 0);
+    frame_fill(&f, magic_join, NULL, mine, 0);
     int e = send_side(dup, &f, mine, deadline);
     if (!e)
         e = move_all(dup, &f, sizeof(f), 0, deadline);

@@ -83,8 +83,9 @@ static int meet_spawn(void *arg, const struct uz_meet_side *mine, struct uz_meet
         refused_codes(a, failed, rc);
         free(failed);
         uz_port_close(port);
-        return uz_err_make(rc == -ENOTSUP ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_ERR_SPAWN, "%s",
-                           uz_pmi_last_error());
+        /* A process manager that offers no spawn is MPI_ERR_SPAWN too:
+         * the message names it. */
+        return uz_err_make(MPI_ERR_SPAWN, "%s", uz_pmi_last_error());
     }
     free(failed);
     const uint8_t *secret;
@@ -258,8 +259,7 @@ int uz_mpi_Comm_spawn_multiple(int count, char *array_of_commands[], char **arra
 
 int uz_dpm_init_parent(void)
 {
-    const char *spawned = getenv("PMI_SPAWNED");
-    if (!spawned || strcmp(spawned, "1") != 0)
+    if (!uz_pmi_spawned())
         return MPI_SUCCESS;
     char port[MPI_MAX_PORT_NAME];
     if (uz_pmi_get(parent_key, port, sizeof(port)) != 0)

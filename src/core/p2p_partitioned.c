@@ -22,6 +22,7 @@
 #include "core/info.h"
 #include "core/p2p_partitioned.h"
 #include "datatype/dt_engine.h"
+#include "pt2pt/stats.h"
 #include "pt2pt/status.h"
 
 enum { REPLY_TAG = 0 };
@@ -97,18 +98,24 @@ static void inner_send_done(uz_request *in)
     p->outstanding--;
 }
 
-static void send_partition(struct uz_part *p, int i)
+/* Send partitions [first, last] as one message: tag `first`, their bytes
+ * back to back (they are, in the buffer or staging copy). */
+static void send_run(struct uz_part *p, int first, int last)
 {
-    p->started[i] = 1;
-    p->nstarted++;
+    int k = last - first + 1;
+    for (int j = first; j <= last; j++)
+        p->started[j] = 1;
+    p->nstarted += k;
+    uz_pt2pt_stats.part_msgs++;
+    uz_pt2pt_stats.part_merged += (unsigned long)(k - 1);
     uz_request *in = NULL;
-    int err = uz_pt2pt_send(msg_at(p, i, p->part_bytes), (MPI_Count)p->part_bytes, byte_type(),
-                            p->peer, i, &p->data_pc, UZ_SEND_STANDARD, &in);
+    int err = uz_pt2pt_send(msg_at(p, first, p->part_bytes), (MPI_Count)(p->part_bytes * (size_t)k),
+                            byte_type(), p->peer, first, &p->data_pc, UZ_SEND_STANDARD, &in);
     if (err) {
         note_error(p, err);
         return;
     }
-    p->inner[i] = in;
+    p->inner[first] = in;
     if (uz_request_is_complete(in)) {
         note_error(p, in->status.MPI_ERROR);
         return;
@@ -118,30 +125,67 @@ static void send_partition(struct uz_part *p, int i)
     in->on_complete = inner_send_done;
 }
 
-void uz_part_send_ready(struct uz_part *p, int i)
+static int sendable(struct uz_part *p, int i)
 {
-    if (p->round && p->bound && !p->bind_error && !p->started[i] &&
-        atomic_load_explicit(&p->ready[i], memory_order_acquire) == UZ_PART_READY)
-        send_partition(p, i);
+    return i >= 0 && i < p->partitions && !p->started[i] &&
+           atomic_load_explicit(&p->ready[i], memory_order_acquire) == UZ_PART_READY;
 }
 
-/* A data message is in place: unpack it when the datatype is not
- * contiguous, then let MPI_Parrived see it. */
+/* Partition i and every ready, unsent neighbour on either side go as one
+ * message: what MPI_Pready_range / _list mark together, and what was
+ * readied before the pair was bound, costs one message per run instead of
+ * one per partition.  Zero-byte partitions go one by one (their runs would
+ * tell the receiver nothing about their length). */
+void uz_part_send_ready(struct uz_part *p, int i)
+{
+    if (!p->round || !p->bound || p->bind_error || !sendable(p, i))
+        return;
+    int first = i, last = i;
+    while (p->part_bytes && sendable(p, first - 1))
+        first--;
+    while (p->part_bytes && sendable(p, last + 1))
+        last++;
+    send_run(p, first, last);
+}
+
+/* A data message is in place: it carries the sender's partitions from
+ * its tag on, as many as its length says (a run, see uz_part_send_ready).
+ * The receives posted for the others of the run will never match: they
+ * are withdrawn now, before a later round's message with their tag could
+ * take them.  Unpack when the datatype is not contiguous, then let
+ * MPI_Parrived see it. */
 static void arrived(struct uz_part *p, uz_request *in)
 {
     int i = in->tag;
     int err = in->status.MPI_ERROR;
+    MPI_Count bytes = uz_status_bytes(&in->status);
+    int k = p->msg_bytes ? (int)(bytes / (MPI_Count)p->msg_bytes) : 1;
+    if (!err && (k < 1 || (p->msg_bytes && (size_t)bytes % p->msg_bytes) || i + k > p->msgs))
+        err = uz_err_make(MPI_ERR_INTERN, "malformed partitioned data message from rank %d: %lld bytes "
+                          "for partition %d of %d", p->peer, (long long)bytes, i, p->msgs);
+    if (err)
+        k = 1;
     note_error(p, err);
+    for (int j = i + 1; j < i + k; j++) {
+        uz_request *other = p->inner[j];
+        if (other && !uz_request_is_complete(other)) {
+            other->on_complete = NULL;
+            uz_pt2pt_cancel(other);
+            p->outstanding--;
+        }
+    }
     if (!err && p->staging && p->msg_bytes) {
         uz_request *r = p->req;
         struct uz_dt_cursor c;
         size_t off = (size_t)i * p->msg_bytes;
         uz_dt_cursor_init(&c, r->buf, p->elements, r->datatype);
         uz_dt_cursor_seek(&c, off);
-        uz_dt_cursor_unpack(&c, p->staging + off, p->msg_bytes);
+        uz_dt_cursor_unpack(&c, p->staging + off, p->msg_bytes * (size_t)k);
     }
-    p->arrived[i] = 1;
-    p->narrived++;
+    for (int j = i; j < i + k; j++) {
+        p->narrived += !p->arrived[j];
+        p->arrived[j] = 1;
+    }
 }
 
 static void inner_recv_done(uz_request *in)
@@ -151,12 +195,18 @@ static void inner_recv_done(uz_request *in)
     p->outstanding--;
 }
 
+/* One receive per sender partition, each able to take a run from it to
+ * the end of the buffer (uz_part_send_ready); a run that is already here
+ * (unexpected: the sender is a round ahead) covers the partitions after
+ * its first, whose receives are then not posted. */
 static void post_receives(struct uz_part *p)
 {
     for (int i = 0; i < p->msgs; i++) {
+        if (p->arrived[i])
+            continue;
         uz_request *in = NULL;
-        int err = uz_pt2pt_recv(msg_at(p, i, p->msg_bytes), (MPI_Count)p->msg_bytes, byte_type(),
-                                p->peer, i, &p->own_pc, NULL, &in);
+        int err = uz_pt2pt_recv(msg_at(p, i, p->msg_bytes), (MPI_Count)(p->msg_bytes * (size_t)(p->msgs - i)),
+                                byte_type(), p->peer, i, &p->own_pc, NULL, &in);
         if (err) {
             note_error(p, err);
             p->arrived[i] = 1;
@@ -315,8 +365,7 @@ static int round_poll(uz_request *round)
     if (p->flush) {
         p->flush = 0;
         for (int i = 0; i < p->partitions; i++)
-            if (atomic_load_explicit(&p->ready[i], memory_order_acquire) == UZ_PART_READY && !p->started[i])
-                send_partition(p, i);
+            uz_part_send_ready(p, i);       /* runs of what was readied before binding */
         work++;
     }
     if (round_done(p)) {

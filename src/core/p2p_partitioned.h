@@ -13,12 +13,14 @@
  *     initialization calls.  The pair stays bound for every start.
  *   - reply: the receiver answers on the sender's private context with its
  *     own private context (or a size mismatch).
- *   - data: send partition i is one message on the receiver's private
- *     context with tag i, sent as soon as it is ready and the pair is
- *     bound; the receiver posts one receive per send partition at each
- *     start, straight into its buffer (or into a packed copy when its
- *     datatype is not contiguous), so each message takes whatever path the
- *     request layer chooses by size (eager, rendezvous, one-copy pull).
+ *   - data: a run of ready send partitions i..i+k-1 is one message on the
+ *     receiver's private context with tag i, sent as soon as they are
+ *     ready and the pair is bound; the receiver posts one receive per send
+ *     partition at each start, straight into its buffer (or into a packed
+ *     copy when its datatype is not contiguous) with room to the buffer's
+ *     end, and withdraws the receives of a run's other partitions when it
+ *     lands; each message takes whatever path the request layer chooses by
+ *     size (eager, rendezvous, one-copy pull).
  * A private context is a process-local number above every communicator's
  * context ids: matching needs it unique only at the process that receives.
  */
@@ -101,8 +103,8 @@ struct uz_part {
 /* The partitioned state of a user request, or NULL if it is not one. */
 struct uz_part *uz_part_of(uz_request *r);
 
-/* Send partition i now if the pair is bound (else binding sends it);
- * called with the library lock held. */
+/* Send partition i now, with its ready unsent neighbours as one run, if
+ * the pair is bound (else binding sends it); library lock held. */
 void uz_part_send_ready(struct uz_part *p, int i);
 
 /* Has receive partition j arrived this round?  Lock held. */

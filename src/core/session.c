@@ -17,6 +17,7 @@
 
 #include "base/errors.h"
 #include "base/runtime.h"
+#include "core/alloc_kinds.h"
 #include "core/comm.h"
 #include "core/error_raise.h"
 #include "core/info.h"
@@ -45,6 +46,7 @@ void uz_session_release(uz_session *s)
         return;
     uz_bsend_buffer_free(&s->bsend);
     uz_errhandler_release(s->errhandler);
+    free(s->alloc_kinds);
     uz_object_free(s, sizeof(*s));
 }
 
@@ -134,6 +136,15 @@ int uz_mpi_Session_init(uz_info *info, uz_errhandler *errhandler, MPI_Session *s
         uz_object_free(s, sizeof(*s));
         return init_failed(errhandler, err);
     }
+    /* Requested for this session, else as for the World Model (mpiexec's
+     * -memory-alloc-kinds, else the default): the session's info wins. */
+    const char *kinds = info ? uz_info_lookup(info, UZ_ALLOC_KINDS_KEY) : NULL;
+    s->alloc_kinds = kinds ? uz_alloc_kinds_supported(kinds) : strdup(uz_alloc_kinds_world());
+    if (!s->alloc_kinds) {
+        uz_runtime_release();
+        uz_object_free(s, sizeof(*s));
+        return init_failed(errhandler, uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a session"));
+    }
     uz_object_init(&s->obj, UZ_MAGIC_SESSION);
     s->errhandler = errhandler ? errhandler : &uz_errhandler_fatal;
     uz_errhandler_retain(s->errhandler);
@@ -171,7 +182,8 @@ int uz_mpi_Session_get_info(uz_session *session, MPI_Info *info_used)
     if (!info)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating an info object");
     if (uz_info_set(info, "thread_level", thread_level_name(session->thread_level)) != 0 ||
-        uz_info_set(info, "strict_finalize", session->strict_finalize ? "true" : "false") != 0) {
+        uz_info_set(info, "strict_finalize", session->strict_finalize ? "true" : "false") != 0 ||
+        uz_info_set(info, UZ_ALLOC_KINDS_KEY, session->alloc_kinds) != 0) {
         uz_info_free(info);
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory filling an info object");
     }

@@ -25,6 +25,7 @@ typedef struct MPI_ABI_Session {
     int finalized;                  /* the handle is gone; references keep the object */
     atomic_int ncomms;              /* communicators derived from it and not yet freed */
     struct uz_bsend_buffer *bsend;  /* MPI_Session_attach_buffer, or NULL */
+    char *alloc_kinds;              /* supported of the requested mpi_memory_alloc_kinds */
 } uz_session;
 
 /* The session of a handle: NULL for MPI_SESSION_NULL, a finalized

@@ -30,6 +30,8 @@ struct uz_pmi_info {
     int node_id;        /* this node among the job's nodes, 0.. */
     int num_nodes;      /* nodes the job runs on */
     char protocol[16];  /* "PMI-1", "PMI-2", "PMIx" or "singleton", for reports */
+    int spawned;        /* the server says another job spawned this one (PMI-2's
+                           spawner-jobid, PMIx's parent); PMI-1: PMI_SPAWNED=1 */
 };
 
 /* Connect to the process manager named by the environment (PMI_FD, or
@@ -76,6 +78,9 @@ struct uz_pmi_spawn_cmd {
  * offers no spawn (the message names it). */
 int uz_pmi_spawn(const struct uz_pmi_spawn_cmd *cmds, int ncmds, const char *preput_key,
                  const char *preput_value, int *failed);
+
+/* 1 when this job was started by another job's spawn (uz_pmi_info.spawned). */
+int uz_pmi_spawned(void);
 
 /* Tell the process manager that this rank finished cleanly. */
 int uz_pmi_finalize(void);

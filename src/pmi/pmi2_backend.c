@@ -5,7 +5,7 @@
  * The conversation: one PMI-1 line "cmd=init pmi_version=2" (the server
  * learns from it which protocol follows), then length-prefixed commands
  * (pmi2_wire.c): fullinit, info-getjobattr for universeSize and
- * PMI_process_mapping, kvs-put / kvs-fence / kvs-get, finalize, abort.
+ * PMI_process_mapping, kvs-put / kvs-fence / kvs-get, spawn, finalize, abort.
  * Every command but abort has one reply, read before the next is sent
  * (pmi2_conn.c).
  *
@@ -103,6 +103,9 @@ static int fullinit(struct uz_pmi_info *info)
     /* Slurm answers appnum=-1 for a job of one program. */
     if (uz_pmi_line_int(uz_pmi2_reply(), "appnum", &appnum) == 0 && appnum > 0)
         info->appnum = appnum;
+    /* A job started by another's spawn (Slurm: srun run by the spawner's). */
+    const char *spawner = uz_pmi_line_value(uz_pmi2_reply(), "spawner-jobid");
+    info->spawned = spawner && spawner[0];
     return 0;
 }
 
@@ -230,6 +233,82 @@ static int pmi2_get(const char *key, char *value, size_t value_len)
     return 0;
 }
 
+/* ---------------------------------------------------------------- spawn */
+
+/* PMI-2's "spawn" command, as MPICH's PMI2_Job_Spawn writes it and
+ * Slurm's pmi2 plugin serves it (it runs `srun --mpi=pmi2 -n <maxprocs>`
+ * for the new job in the same allocation, with the preput pair in the new
+ * job's key-value space and "spawner-jobid" in its fullinit-response):
+ *   ncmds, preputcount, ppkey0, ppval0, then per program subcmd, maxprocs,
+ *   argc, argv0.., infokeycount, infokey0/infoval0..
+ * The reply is spawn-response with rc (and, from Slurm, errcodes). */
+static int spawn_fields_count(const struct uz_pmi_spawn_cmd *cmds, int ncmds)
+{
+    int n = 4;
+    for (int i = 0; i < ncmds; i++) {
+        int argc = 0;
+        while (cmds[i].argv && cmds[i].argv[argc])
+            argc++;
+        n += 4 + argc + 2 * cmds[i].ninfo;
+    }
+    return n;
+}
+
+static int pmi2_spawn(const struct uz_pmi_spawn_cmd *cmds, int ncmds, const char *preput_key,
+                      const char *preput_value, int *failed)
+{
+    int nfields = spawn_fields_count(cmds, ncmds);
+    struct uz_pmi_field *f = calloc((size_t)nfields, sizeof *f);
+    /* Field names and numbers: "argv12", "infokey3", the counts. */
+    char (*names)[24] = calloc((size_t)nfields, sizeof *names);
+    char (*nums)[16] = calloc((size_t)nfields, sizeof *nums);
+    if (!f || !names || !nums) {
+        free(f);
+        free(names);
+        free(nums);
+        return uz_pmi_fail(-ENOMEM, "PMI-2: out of memory for a spawn request");
+    }
+    int n = 0, k = 0;
+    snprintf(nums[k], sizeof nums[k], "%d", ncmds);
+    f[n++] = (struct uz_pmi_field){"ncmds", nums[k++]};
+    f[n++] = (struct uz_pmi_field){"preputcount", "1"};
+    f[n++] = (struct uz_pmi_field){"ppkey0", preput_key};
+    f[n++] = (struct uz_pmi_field){"ppval0", preput_value};
+    for (int i = 0; i < ncmds; i++) {
+        int argc = 0;
+        while (cmds[i].argv && cmds[i].argv[argc])
+            argc++;
+        f[n++] = (struct uz_pmi_field){"subcmd", cmds[i].command};
+        snprintf(nums[k], sizeof nums[k], "%d", cmds[i].maxprocs);
+        f[n++] = (struct uz_pmi_field){"maxprocs", nums[k++]};
+        snprintf(nums[k], sizeof nums[k], "%d", argc);
+        f[n++] = (struct uz_pmi_field){"argc", nums[k++]};
+        for (int a = 0; a < argc; a++) {
+            snprintf(names[n], sizeof names[n], "argv%d", a);
+            f[n] = (struct uz_pmi_field){names[n], cmds[i].argv[a]};
+            n++;
+        }
+        snprintf(nums[k], sizeof nums[k], "%d", cmds[i].ninfo);
+        f[n++] = (struct uz_pmi_field){"infokeycount", nums[k++]};
+        for (int j = 0; j < cmds[i].ninfo; j++) {
+            snprintf(names[n], sizeof names[n], "infokey%d", j);
+            f[n] = (struct uz_pmi_field){names[n], cmds[i].info_keys[j]};
+            n++;
+            snprintf(names[n], sizeof names[n], "infoval%d", j);
+            f[n] = (struct uz_pmi_field){names[n], cmds[i].info_values[j]};
+            n++;
+        }
+    }
+    int err = uz_pmi2_command("spawn", f, n);
+    free(f);
+    free(names);
+    free(nums);
+    if (err && failed)
+        for (int i = 0; i < ncmds; i++)
+            failed[i] = 1;
+    return err;
+}
+
 /* ---------------------------------------------------------------- the end */
 
 static int pmi2_finalize(void)
@@ -263,4 +342,5 @@ const struct uz_pmi_backend uz_pmi2_backend = {
     .get = pmi2_get,
     .finalize = pmi2_finalize,
     .abort = pmi2_abort,
+    .spawn = pmi2_spawn,
 };

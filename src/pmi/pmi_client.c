@@ -52,8 +52,20 @@ static int client_init(void)
     if (client.info.size < 1 || client.info.rank < 0 || client.info.rank >= client.info.size)
         return uz_pmi_fail(-EPROTO, "PMI: %s server gave rank %d of size %d",
                            backend->name, client.info.rank, client.info.size);
+    /* Uzura's mpiexec and Hydra say it in the environment (PMI-1). */
+    const char *spawned = getenv("PMI_SPAWNED");
+    if (spawned && strcmp(spawned, "1") == 0)
+        client.info.spawned = 1;
     client.backend = backend;
     return 0;
+}
+
+int uz_pmi_spawned(void)
+{
+    pthread_mutex_lock(&client_lock);
+    int spawned = client.state == CLIENT_READY && client.info.spawned;
+    pthread_mutex_unlock(&client_lock);
+    return spawned;
 }
 
 int uz_pmi_init(struct uz_pmi_info *info)

@@ -31,6 +31,8 @@
  *             libpmix 4.2 never finds it locally and asks the server, which
  *             costs that wait on every miss.
  *   abort     PMIx_Abort for the whole namespace
+ *   spawn     PMIx_Spawn, when the library has it; the spawner's pair
+ *             (the parents' port) goes in the children's environment
  */
 #include "pmi/pmi_backend.h"
 #include "pmi/pmi_error.h"
@@ -66,6 +68,9 @@ const struct uz_pmi_backend uz_pmix_backend = {
 #include <stdlib.h>
 #include <string.h>
 
+/* Where a spawned job finds the pairs its spawner put (pmix_spawn). */
+#define PREPUT_ENV "UZ_PREPUT_"
+
 /* The soname of PMIx 2.x to 5.x; -DUZ_PMIX_LIBRARY=... names another. */
 #ifndef UZ_PMIX_LIBRARY
 #define UZ_PMIX_LIBRARY "libpmix.so.2"
@@ -86,6 +91,9 @@ static struct {
     const char *(*error_string)(pmix_status_t status);
     const char *(*get_version)(void);
     void (*value_destruct)(pmix_value_t *val);
+    /* Optional (a library without it: no spawn). */
+    pmix_status_t (*spawn)(const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[],
+                           size_t napps, pmix_nspace_t nspace);
     pmix_proc_t me;
     int initialized;
 } px;
@@ -126,6 +134,8 @@ static int load_once(void)
         px.lib = NULL;
         return -1;
     }
+    void *spawn = dlsym(px.lib, "PMIx_Spawn");
+    memcpy(&px.spawn, &spawn, sizeof spawn);
     return 0;
 }
 
@@ -318,12 +328,28 @@ static pmix_status_t find(const char *key, pmix_value_t **v)
     return rc;
 }
 
+/* A pair the spawning job put for us (pmix_spawn): PMIx has no "preput",
+ * so it came in the environment. */
+static int preput_get(const char *key, char *value, size_t value_len)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s%s", PREPUT_ENV, key);
+    const char *text = getenv(name);
+    if (!text)
+        return uz_pmi_fail(-ENOENT, "PMIx: key '%s' not found", key);
+    if (strlen(text) >= value_len)
+        return uz_pmi_fail(-ENOBUFS, "PMIx: value of key '%s' is %zu bytes, more than the "
+                           "%zu-byte buffer", key, strlen(text) + 1, value_len);
+    strcpy(value, text);
+    return 0;
+}
+
 static int pmix_get(const char *key, char *value, size_t value_len)
 {
     pmix_value_t *v = NULL;
     pmix_status_t rc = find(key, &v);
     if (rc == PMIX_ERR_NOT_FOUND)
-        return uz_pmi_fail(-ENOENT, "PMIx: key '%s' not found", key);
+        return preput_get(key, value, value_len);
     if (rc != PMIX_SUCCESS)
         return pmix_fail(rc, "PMIx_Get");
     int err = 0;
@@ -338,6 +364,89 @@ static int pmix_get(const char *key, char *value, size_t value_len)
     px.value_destruct(v);
     free(v);
     return err;
+}
+
+/* ---------------------------------------------------------------- spawn */
+
+/* PMIx_Spawn: one pmix_app_t per program.  PMIx has no "preput", so the
+ * pair travels in the new processes' environment (PREPUT_ENV<key>, read
+ * back by pmix_get), with PMI_SPAWNED=1 saying to look for it.  PRRTE
+ * serves the call (it starts the job in its own DVM); Slurm's PMIx plugin
+ * does not, and its refusal comes back with the server's words. */
+static int pmix_spawn(const struct uz_pmi_spawn_cmd *cmds, int ncmds, const char *preput_key,
+                      const char *preput_value, int *failed)
+{
+    if (!px.spawn)
+        return uz_pmi_fail(-ENOTSUP, "PMIx: %s has no PMIx_Spawn", UZ_PMIX_LIBRARY);
+    pmix_app_t *apps = calloc((size_t)ncmds, sizeof *apps);
+    char *pair = NULL;
+    char *env[3] = {"PMI_SPAWNED=1", NULL, NULL};
+    if (!apps || asprintf(&pair, "%s%s=%s", PREPUT_ENV, preput_key, preput_value) < 0) {
+        free(apps);
+        return uz_pmi_fail(-ENOMEM, "PMIx: out of memory for a spawn request");
+    }
+    env[1] = pair;
+    int err = 0;
+    for (int i = 0; i < ncmds && !err; i++) {
+        int argc = 0;
+        while (cmds[i].argv && cmds[i].argv[argc])
+            argc++;
+        /* PMIx's argv starts with the program, as main() sees it. */
+        char **argv = calloc((size_t)argc + 2, sizeof *argv);
+        pmix_info_t *info = cmds[i].ninfo ? calloc((size_t)cmds[i].ninfo, sizeof *info) : NULL;
+        if (!argv || (cmds[i].ninfo && !info)) {
+            free(argv);
+            free(info);
+            err = uz_pmi_fail(-ENOMEM, "PMIx: out of memory for a spawn request");
+            break;
+        }
+        argv[0] = (char *)cmds[i].command;
+        for (int a = 0; a < argc; a++)
+            argv[a + 1] = cmds[i].argv[a];
+        size_t ninfo = 0;
+        for (int j = 0; j < cmds[i].ninfo; j++) {
+            /* MPI's reserved keys, as PMIx names them; "wdir" is the app's cwd. */
+            const char *k = cmds[i].info_keys[j], *v = cmds[i].info_values[j];
+            const char *pk = strcmp(k, "host") == 0 ? PMIX_HOST : strcmp(k, "hostfile") == 0
+                                 ? PMIX_HOSTFILE : strcmp(k, "path") == 0 ? PMIX_PREFIX : NULL;
+            if (strcmp(k, "wdir") == 0)
+                apps[i].cwd = (char *)v;
+            if (!pk)
+                continue;
+            snprintf(info[ninfo].key, sizeof info[ninfo].key, "%s", pk);
+            info[ninfo].value.type = PMIX_STRING;
+            info[ninfo].value.data.string = (char *)v;
+            ninfo++;
+        }
+        apps[i].cmd = (char *)cmds[i].command;
+        apps[i].argv = argv;
+        apps[i].env = env;
+        apps[i].maxprocs = cmds[i].maxprocs;
+        apps[i].info = info;
+        apps[i].ninfo = ninfo;
+    }
+    pmix_nspace_t nspace;
+    memset(nspace, 0, sizeof nspace);
+    pmix_status_t rc = err ? PMIX_ERROR : px.spawn(NULL, 0, apps, (size_t)ncmds, nspace);
+    for (int i = 0; i < ncmds; i++) {
+        free(apps[i].argv);
+        free(apps[i].info);
+    }
+    free(apps);
+    free(pair);
+    if (err)
+        return err;
+    if (rc == PMIX_SUCCESS)
+        return 0;
+    for (int i = 0; failed && i < ncmds; i++)
+        failed[i] = 1;
+    if (rc == PMIX_ERR_NOT_SUPPORTED)
+        return uz_pmi_fail(-ENOTSUP, "PMIx: the launcher's PMIx server (%s) does not support "
+                           "PMIx_Spawn: %s (%d); under Slurm use srun --mpi=pmi2, or Uzura's "
+                           "mpiexec or Open MPI's mpirun/prterun",
+                           getenv("SLURM_JOB_ID") ? "Slurm" : "not named", px.error_string(rc),
+                           (int)rc);
+    return pmix_fail(rc, "PMIx_Spawn");
 }
 
 /* ---------------------------------------------------------------- the end */
@@ -368,6 +477,7 @@ const struct uz_pmi_backend uz_pmix_backend = {
     .get = pmix_get,
     .finalize = pmix_finalize,
     .abort = pmix_abort,
+    .spawn = pmix_spawn,
 };
 
 #endif /* UZ_HAVE_PMIX */

@@ -14,6 +14,8 @@ struct uz_pt2pt_stats {
     unsigned long unexpected;       /* messages queued before their receive */
     unsigned long copy_reduced;     /* unexpected eager messages finished straight into the user's buffer */
     unsigned long dropped;          /* malformed records dropped */
+    unsigned long part_msgs;        /* partitioned-send data messages (core/p2p_partitioned.c) */
+    unsigned long part_merged;      /* partitions that went in another partition's message */
 };
 
 extern struct uz_pt2pt_stats uz_pt2pt_stats;

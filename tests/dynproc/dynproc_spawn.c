@@ -8,7 +8,8 @@
  * two programs (the children check their MPI_APPNUM and world size), and
  * spawns of a missing program, which fail with MPI_ERR_SPAWN and error
  * codes saying which processes' program was at fault; info keys wdir,
- * path and host (this host is accepted, another refused).
+ * path and host (this host is accepted; a host that cannot be reached
+ * fails at once, with mpiexec's message naming it).
  */
 #include <libgen.h>
 #include <stdio.h>

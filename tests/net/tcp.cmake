@@ -76,3 +76,10 @@ add_test(NAME tcp.peer_gone.netns
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tcp_peer_gone.sh ${UZ_MPIEXEC} $<TARGET_FILE:tcp_peer_gone> netns)
 tcp_add_test(tcp.peer_gone.netns 60 netns "")
 set_tests_properties(tcp.peer_gone.loop tcp.peer_gone.netns PROPERTIES RESOURCE_LOCK tcp_peer_gone)
+
+# Merged runs of partitions across hosts (tests/mpi/part_merge.c).
+if(TARGET part_merge)
+  add_test(NAME tcp.netns.part_merge.2x1
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tcp_netns_run.sh 2 1 ${UZ_MPIEXEC} $<TARGET_FILE:part_merge>)
+  tcp_add_test(tcp.netns.part_merge.2x1 600 netns "")
+endif()

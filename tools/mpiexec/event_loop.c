@@ -51,6 +51,7 @@ enum slot_kind {
     SLOT_PROXY_IN, SLOT_PROXY_OUT,          /* front end: proxy `rank` (its index) */
     SLOT_REMOTE_STDIN,                      /* front end: stdin for a remote rank 0 */
     SLOT_UPSTREAM_IN, SLOT_UPSTREAM_OUT,    /* proxy: the front end */
+    SLOT_SPAWN_STATUS,                      /* launcher `rank` of a spawned job (spawn.c) */
 };
 
 /* A proxy stops reading its ranks' output while this much waits to go to
@@ -120,6 +121,9 @@ static void poll_set_build(struct poll_set *set, const struct job *job, int sign
         poll_add_upstream(set, job->up);
     if (job->up && job->stdin_fwd.to_rank0 >= 0 && job->up->stdin_len)
         poll_add(set, job->stdin_fwd.to_rank0, POLLOUT, (struct slot){SLOT_STDIN_PIPE});
+    for (int i = 0; i < spawn_launchers(); i++)
+        if (spawn_launcher_status_fd(i) >= 0)
+            poll_add(set, spawn_launcher_status_fd(i), POLLIN, (struct slot){SLOT_SPAWN_STATUS, i});
     short stdin_events, pipe_events;
     if (!job->up && stdin_forward_poll_events(&job->stdin_fwd, &stdin_events, &pipe_events)) {
         if (stdin_events)
@@ -200,20 +204,33 @@ static void slot_dispatch(struct job *job, const struct pollfd *p, const struct 
     case SLOT_UPSTREAM_OUT:
         frame_link_flush(&job->up->link);
         break;
+    case SLOT_SPAWN_STATUS:
+        if (spawn_launcher_status_fd(slot->rank) == p->fd)
+            spawn_launcher_status_readable(job, slot->rank);
+        break;
     }
 }
 
 int event_loop_run(struct job *job, int signal_fd)
 {
-    size_t max = 8 + 3 * (size_t)job->nranks + 2 * (job->remote ? (size_t)job->remote->nproxies : 0);
-    struct poll_set set = {calloc(max, sizeof *set.fds), calloc(max, sizeof *set.slots), 0};
-    if (!set.fds || !set.slots) {
-        job_fail(job, EXIT_LAUNCH_FAILED, "out of memory");
-        return -1;
-    }
+    size_t fixed = 8 + 3 * (size_t)job->nranks + 2 * (job->remote ? (size_t)job->remote->nproxies : 0);
+    struct poll_set set = {0};
+    size_t max = 0;
     /* Ranks may have exited before we first look. */
     job_reap(job);
     while (!job_is_done(job)) {
+        /* Spawned jobs' launchers come and go; the rest is fixed. */
+        if (fixed + (size_t)spawn_launchers() > max) {
+            max = fixed + 2 * (size_t)spawn_launchers();
+            struct pollfd *fds = realloc(set.fds, max * sizeof *set.fds);
+            struct slot *slots = fds ? realloc(set.slots, max * sizeof *set.slots) : NULL;
+            set.fds = fds ? fds : set.fds;
+            set.slots = slots ? slots : set.slots;
+            if (!fds || !slots) {
+                job_fail(job, EXIT_LAUNCH_FAILED, "out of memory");
+                break;
+            }
+        }
         poll_set_build(&set, job, signal_fd);
         int ready = poll(set.fds, (nfds_t)set.n, poll_timeout_ms(job));
         if (ready < 0 && errno != EINTR) {

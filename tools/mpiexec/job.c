@@ -117,6 +117,7 @@ void job_fail(struct job *job, int exit_code, const char *fmt, ...)
         upstream_fail(job, exit_code, message);
     else
         fprintf(stderr, "mpiexec: %s\n", message);
+    spawn_status_failed(message);       /* a spawned job: the spawning rank learns why */
     job->exit_code = exit_code;
     job_kill_all(job);
 }
@@ -330,7 +331,7 @@ static int output_open(const struct job *job)
 int job_is_done(struct job *job)
 {
     if (job->remote)
-        return remote_is_done(job);
+        return remote_is_done(job) && spawn_all_done();
     /* Spawned jobs are waited for too: they may still be talking to
      * each other after our ranks are gone. */
     int ranks_done = job->ranks_running == 0 && spawn_all_done() &&

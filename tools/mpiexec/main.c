@@ -59,15 +59,23 @@ int main(int argc, char **argv)
         perror("mpiexec: signalfd");
         return EXIT_LAUNCH_FAILED;
     }
+    spawn_status_open(opt.spawn_status_fd);
     struct job job;
-    if (job_init(&job, &opt, NULL, opt.nprocs) < 0)
+    if (job_init(&job, &opt, NULL, opt.nprocs) < 0) {
+        spawn_status_failed("cannot set up the job");
         return EXIT_LAUNCH_FAILED;
-    if (opt.profile && profile_prepare(&opt, job.id) < 0)
+    }
+    if (opt.profile && profile_prepare(&opt, job.id) < 0) {
+        spawn_status_failed("cannot prepare the profile directory");
         return EXIT_LAUNCH_FAILED;
-    if (opt.hosts)
-        remote_start(&job, &original_mask);
-    else
+    }
+    if (opt.hosts) {
+        remote_start(&job, &original_mask);     /* started: when every proxy greets (remote.c) */
+    } else {
         proxy_local_start(&job, &original_mask);
+        if (!job.ending)
+            spawn_status_started();
+    }
     event_loop_run(&job, signal_fd);
     status = job_finish(&job);
     profile_finish(&opt);

@@ -75,6 +75,7 @@ struct mpiexec_options {
     int napps;
     int universe_size;          /* -usize: MPI_UNIVERSE_SIZE; 0: the host's processors */
     const char *preput;         /* -preput KEY=VALUE: in the KVS before the ranks start */
+    int spawn_status_fd;        /* -spawn-status-fd: report to the spawning mpiexec, 0: none */
     struct env_assignment *env; /* -genv, -env, -x in command-line order */
     int nenv;
     int tag_output;             /* -l: prefix lines with "[rank] " */
@@ -177,11 +178,13 @@ enum frame_type {
     FRAME_OUTPUT = 'O',         /* rank's bytes on stream 1 or 2; empty: end of stream */
     FRAME_STDIN_ACK = 'a',      /* "n": n bytes of stdin passed to rank 0; "-1": it closed stdin */
     FRAME_DONE = 'D',           /* every rank of the proxy is gone, output all sent */
+    FRAME_SPAWN = 'W',          /* one line of rank's spawn request (mcmd=spawn ... endcmd) */
     /* front end -> proxy */
     FRAME_SETUP = 's',          /* "name=value\0"...: what the proxy is to run */
     FRAME_BARRIER_OUT = 'b',    /* "key=value\n"...: barrier complete, new pairs */
     FRAME_KILL = 'k',           /* "signo": signal the ranks (SIGTERM: then SIGKILL) */
     FRAME_STDIN = 'i',          /* bytes for rank 0's stdin; empty: end of input */
+    FRAME_SPAWN_RESULT = 'w',   /* the spawn_result line for rank's PMI channel */
 };
 
 enum { FRAME_HEADER = 12, FRAME_PAYLOAD_MAX = 64 << 20 };
@@ -389,6 +392,7 @@ void remote_check_deadlines(struct job *job, double now);
 int remote_is_done(struct job *job);
 void remote_finish(struct job *job);
 void remote_stdin_readable(struct job *job);
+void remote_spawn_result(struct job *job, const struct rank *r, const char *line);
 
 /* proxy.c: `mpiexec --proxy` */
 struct upstream {
@@ -413,6 +417,7 @@ void upstream_rank_exited(struct job *job, const struct rank *r);
 void upstream_output(struct job *job, const struct rank *r, int stream, const char *data,
                      size_t len);
 void upstream_stdin_writable(struct job *job);
+void upstream_spawn_line(struct job *job, const struct rank *r, const char *line);
 int upstream_is_done(struct job *job, int ranks_done);
 
 /* pmi_channel.c */
@@ -426,12 +431,22 @@ void pmi_channel_send(struct job *job, struct rank *r, const char *line);
 /* pmi_server.c */
 void pmi_server_handle(struct job *job, struct rank *r, char *line, size_t len);
 
-/* spawn.c: MPI_Comm_spawn's mcmd=spawn, run by a second mpiexec */
+/* spawn.c: MPI_Comm_spawn's mcmd=spawn, run by a second mpiexec (a
+ * proxy passes the request's lines to the front end, which runs it) */
 int spawn_in_progress(struct job *job, struct rank *r);
 void spawn_line(struct job *job, struct rank *r, const char *line);
 void spawn_reap(void);
 int spawn_all_done(void);
 void spawn_signal(int signo);
+/* The launchers' reports (spawn_status.c), polled by event_loop.c. */
+int spawn_launchers(void);
+int spawn_launcher_status_fd(int i);
+void spawn_launcher_status_readable(struct job *job, int i);
+
+/* spawn_status.c: a spawned job's mpiexec reporting to the one that started it */
+void spawn_status_open(int fd);
+void spawn_status_started(void);
+void spawn_status_failed(const char *message);
 
 /* kvs.c */
 struct kvs *kvs_create(void);

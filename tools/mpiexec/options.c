@@ -45,6 +45,8 @@ enum option_id {
     OPT_PREPUT,
     OPT_PROFILE,
     OPT_PROFILE_REPORT,
+    OPT_SPAWN_STATUS_FD,
+    OPT_MEMORY_ALLOC_KINDS,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -80,6 +82,8 @@ static const struct option_spec option_table[] = {
     {"preput", OPT_PREPUT, 1},
     {"profile", OPT_PROFILE, OPTIONAL_VALUE},
     {"profile-report", OPT_PROFILE_REPORT, 1},
+    {"spawn-status-fd", OPT_SPAWN_STATUS_FD, 1},
+    {"memory-alloc-kinds memory-allocation-kinds", OPT_MEMORY_ALLOC_KINDS, 1},
     {"h help", OPT_HELP, 0},
     {"version V", OPT_VERSION, 0},
 };
@@ -136,8 +140,12 @@ static const char usage_text[] =
     "                           all hosts; see docs/profile.md)\n"
     "  --profile-report DIR     merge the rank files that UZURA_PROFILE=DIR left\n"
     "                           (under another launcher) into the report, and exit\n"
+    "  -memory-alloc-kinds LIST the memory allocation kinds the ranks request\n"
+    "                           (info mpi_memory_alloc_kinds; default mpi,system)\n"
+    "  -spawn-status-fd N       (MPI_Comm_spawn's own) write \"ok\" or \"fail why\" on\n"
+    "                           descriptor N once the ranks are started or not\n"
     "  prog1 ... : -n N prog2 ...\n"
-    "                           several programs in one job (MPMD, one host): each\n"
+    "                           several programs in one job (MPMD): each\n"
     "                           program's ranks follow the previous one's, with\n"
     "                           MPI_APPNUM 0, 1, ...\n"
     "\n"
@@ -379,6 +387,17 @@ static int option_apply(const struct option_spec *spec, char **args,
         return 0;
     case OPT_PROFILE_REPORT:
         return profile_report(args[0], 0, stderr);
+    case OPT_MEMORY_ALLOC_KINDS:
+        /* The World Model's requested kinds (MPI-4.1 §12.4.3), read by the library. */
+        return add_env(opt, "UZURA_MEMORY_ALLOC_KINDS", args[0]);
+    case OPT_SPAWN_STATUS_FD: {
+        char *end;
+        long v = strtol(args[0], &end, 10);
+        if (end == args[0] || *end || v < 3 || v > 1000000)
+            return usage_error("-spawn-status-fd needs a descriptor above 2, not '%s'", args[0]);
+        opt->spawn_status_fd = (int)v;
+        return 0;
+    }
     case OPT_HELP:
         fputs(usage_text, stdout);
         return 0;
@@ -490,8 +509,6 @@ static int apps_split(int argc, char **argv, int first, struct mpiexec_options *
         i = j - 1;
     }
     if (opt->napps > 1) {
-        if (opt->hosts)
-            return usage_error("several programs (':') run on one host only for now");
         for (int a = 1; a < opt->napps; a++)
             opt->nprocs += opt->apps[a].nprocs;
         opt->nprocs_given = 1;

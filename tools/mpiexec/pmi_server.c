@@ -100,8 +100,8 @@ static void on_get_appnum(const struct request *q)
 }
 
 /* -usize, else this host's processors (the slots a spawn may fill), but
- * never fewer than the job has.  A job on several hosts says its size (a
- * spawn from it is refused anyway, spawn.c). */
+ * never fewer than the job has.  A job on several hosts says its size:
+ * how many more its hosts could take is not known here. */
 static void on_get_universe_size(const struct request *q)
 {
     int size = q->job->opt->universe_size;

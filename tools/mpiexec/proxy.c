@@ -36,7 +36,9 @@ struct proxy_setup {
     const char *host, *id, *key;
     char **kvs;                 /* "key=value" */
     int nkvs;
-    char **argv;
+    char **argv;                /* every program's arguments, each ended by NULL */
+    int nargv;
+    struct app *apps;           /* MPMD: one per "app" entry, none for one program */
 };
 
 /* ------------------------------------------------------------ setup */
@@ -72,11 +74,13 @@ static int setup_entry(struct proxy_setup *s, char *name, char *value)
         opt->env[opt->nenv++] = (struct env_assignment){value, eq + 1};
     } else if (strcmp(name, "kvs") == 0) {
         s->kvs[s->nkvs++] = value;
+    } else if (strcmp(name, "app") == 0) {
+        /* The next program of an MPMD job: its ranks follow the previous one's. */
+        if (s->nargv)
+            s->argv[s->nargv++] = NULL;
+        s->apps[opt->napps++] = (struct app){s->argv + s->nargv, atoi(value)};
     } else if (strcmp(name, "arg") == 0) {
-        int n = 0;
-        while (s->argv[n])
-            n++;
-        s->argv[n] = value;
+        s->argv[s->nargv++] = value;
     } else if (strcmp(name, "host") == 0) {
         s->host = value;
     } else if (strcmp(name, "id") == 0) {
@@ -115,8 +119,9 @@ static int setup_parse(struct proxy_setup *s, char *payload, size_t len)
                               .opt = {.nprocs = 0, .bind_to = BIND_DEFAULT, .map_by = MAP_DEFAULT}};
     s->opt.env = calloc(entries + 1, sizeof *s->opt.env);
     s->kvs = calloc(entries + 1, sizeof *s->kvs);
-    s->argv = calloc(entries + 1, sizeof *s->argv);
-    if (!s->opt.env || !s->kvs || !s->argv || len == 0 || payload[len - 1] != '\0')
+    s->argv = calloc(2 * entries + 1, sizeof *s->argv);
+    s->apps = calloc(entries + 1, sizeof *s->apps);
+    if (!s->opt.env || !s->kvs || !s->argv || !s->apps || len == 0 || payload[len - 1] != '\0')
         return -1;
     /* "size" comes before "ranks", which is checked against it. */
     for (char *e = payload, *next; e < payload + len; e = next) {
@@ -129,6 +134,11 @@ static int setup_parse(struct proxy_setup *s, char *payload, size_t len)
             return -1;
     }
     s->opt.program_argv = s->argv;
+    if (s->opt.napps)
+        s->opt.apps = s->apps;
+    for (int a = 0; a < s->opt.napps; a++)
+        if (!s->apps[a].argv[0] || s->apps[a].nprocs < 1)
+            return -1;
     return s->argv[0] && s->nranks && s->id && s->key && s->host ? 0 : -1;
 }
 
@@ -137,6 +147,7 @@ static void setup_free(struct proxy_setup *s)
     free(s->opt.env);
     free(s->kvs);
     free(s->argv);
+    free(s->apps);
     free(s->ranks);
     free(s->payload);
 }
@@ -224,6 +235,31 @@ void upstream_output(struct job *job, const struct rank *r, int stream, const ch
                      size_t len)
 {
     frame_send(&job->up->link, FRAME_OUTPUT, r->rank, stream, data, len);
+}
+
+/* MPI_Comm_spawn is the front end's to run (spawn.c): it knows the hosts and
+ * the launcher; we pass the request on line by line. */
+void upstream_spawn_line(struct job *job, const struct rank *r, const char *line)
+{
+    frame_send(&job->up->link, FRAME_SPAWN, r->rank, 0, line, strlen(line));
+}
+
+/* The front end's answer to a spawn request: to the rank that asked. */
+static void spawn_result(struct job *job, const struct frame *f)
+{
+    for (int i = 0; i < job->nranks; i++) {
+        struct rank *r = &job->ranks[i];
+        if (r->rank != f->rank)
+            continue;
+        char *line = malloc(f->len + 2);
+        if (!line)
+            return;
+        memcpy(line, f->payload, f->len);
+        memcpy(line + f->len, "\n", 2);
+        pmi_channel_send(job, r, line);
+        free(line);
+        return;
+    }
 }
 
 int upstream_is_done(struct job *job, int ranks_done)
@@ -347,6 +383,9 @@ static void frame_handle(struct job *job, const struct frame *f)
     }
     case FRAME_STDIN:
         stdin_data(job, f);
+        break;
+    case FRAME_SPAWN_RESULT:
+        spawn_result(job, f);
         break;
     default:
         fprintf(stderr, "mpiexec proxy on %s: unknown frame type %d from the front end\n",

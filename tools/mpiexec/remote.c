@@ -203,7 +203,7 @@ static void frame_handle(struct job *job, struct proxy *p, const struct frame *f
     char message[UZ_PMI_LINE_MAX + 64];
     int code;
     struct rank *r = NULL;
-    if (f->type && strchr("SBAXO", f->type) && !(r = frame_rank(job, p, f)))
+    if (f->type && strchr("SBAXOW", f->type) && !(r = frame_rank(job, p, f)))
         return;
     switch (f->type) {
     case FRAME_STATE:
@@ -243,6 +243,16 @@ static void frame_handle(struct job *job, struct proxy *p, const struct frame *f
     case FRAME_STDIN_ACK:
         on_stdin_ack(job, f);
         break;
+    case FRAME_SPAWN: {
+        /* A rank's MPI_Comm_spawn: we run it, as on one host (spawn.c). */
+        char *line = payload_string(f);
+        if (!line)
+            job_fail(job, EXIT_LAUNCH_FAILED, "out of memory reading a spawn request");
+        else if (!job->ending)
+            spawn_line(job, r, line);
+        free(line);
+        break;
+    }
     case FRAME_DONE:
         p->done = 1;
         proxies_release_if_done(job);
@@ -251,6 +261,16 @@ static void frame_handle(struct job *job, struct proxy *p, const struct frame *f
         snprintf(message, sizeof message, "sent a frame of unknown type %d", f->type);
         proxy_broken(job, p, message);
     }
+}
+
+/* Every launcher reached its host and ran mpiexec there: a spawned job has
+ * started as far as its spawner needs to know (spawn_status.c). */
+static int proxies_all_greeted(const struct remote *remote)
+{
+    for (int i = 0; i < remote->nproxies; i++)
+        if (!remote->proxies[i].link.greeted)
+            return 0;
+    return 1;
 }
 
 void remote_proxy_readable(struct job *job, struct proxy *p)
@@ -264,6 +284,8 @@ void remote_proxy_readable(struct job *job, struct proxy *p)
         proxy_broken(job, p, "sent something that is not a frame");
     if (got < 0 || p->link.in_fd < 0)
         proxy_check_lost(job, p);
+    if (!job->ending && proxies_all_greeted(job->remote))
+        spawn_status_started();
 }
 
 /* ------------------------------------------------------------ control */
@@ -345,6 +367,13 @@ void remote_finish(struct job *job)
     free(remote->epoch_puts);
     free(remote);
     job->remote = NULL;
+}
+
+/* The answer to rank r's spawn request, through the proxy that serves it. */
+void remote_spawn_result(struct job *job, const struct rank *r, const char *line)
+{
+    struct proxy *p = &job->remote->proxies[job->remote->rank_node[r->rank]];
+    frame_send(&p->link, FRAME_SPAWN_RESULT, r->rank, 0, line, strlen(line));
 }
 
 /* mpiexec's stdin, for rank 0 on its host: up to REMOTE_STDIN_WINDOW bytes

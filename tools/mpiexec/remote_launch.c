@@ -189,7 +189,8 @@ static char *remote_wdir(const struct mpiexec_options *opt)
 }
 
 /* The FRAME_SETUP payload for the proxy of node: every entry is
- * "name=value\0"; env, kvs and arg entries repeat, in order. */
+ * "name=value\0"; env, kvs and arg entries repeat, in order (an MPMD job's
+ * programs each start with "app=<its ranks>"). */
 static int setup_build(const struct job *job, int node, char **env, const char *wdir,
                        const char *mapping, struct text *t)
 {
@@ -214,10 +215,21 @@ static int setup_build(const struct job *job, int node, char **env, const char *
     err = err || asprintf(&pair, "PMI_process_mapping=%s", mapping) < 0;
     err = err || text_entry(t, "kvs", pair);
     free(pair);
+    /* -preput: what a spawning rank put for its children (the parents' port). */
+    err = err || (job->opt->preput && text_entry(t, "kvs", job->opt->preput));
     for (char **e = env; !err && *e; e++)
         err = text_entry(t, "env", *e);
-    for (char **a = job->opt->program_argv; !err && *a; a++)
-        err = text_entry(t, "arg", *a);
+    if (job->opt->napps > 1) {
+        /* MPMD: "app=N" before each program's arguments. */
+        for (int i = 0; !err && i < job->opt->napps; i++) {
+            err = text_entry_int(t, "app", job->opt->apps[i].nprocs);
+            for (char **a = job->opt->apps[i].argv; !err && *a; a++)
+                err = text_entry(t, "arg", *a);
+        }
+    } else {
+        for (char **a = job->opt->program_argv; !err && *a; a++)
+            err = text_entry(t, "arg", *a);
+    }
     free(ranks);
     return err ? -1 : 0;
 }

@@ -17,8 +17,17 @@
  * Before forking, every program is looked up (info "path" first, then
  * PATH; relative to info "wdir") so that a missing one is refused at once
  * with the programs at fault named (failed=<indices>), and nothing starts.
- * Info "host" and "hostfile" may name this host only.  Spawning from a
- * multi-host job is refused for now.
+ *
+ * Where the new job runs: info "host" (a -hosts list) or "hostfile" become
+ * the new mpiexec's -hosts / -hostfile, with our launcher (-launcher-exec,
+ * or -launcher fork), so that children on other hosts are started through
+ * the same remote shell as our own ranks and reach their parents over the
+ * network.  Without them, the children run where the spawning rank does.
+ *
+ * In a job on several hosts the ranks' PMI is served by the proxies, which
+ * pass the request's lines up (FRAME_SPAWN); the front end runs the spawn
+ * here and the answer goes back down (FRAME_SPAWN_RESULT).  Only the front
+ * end knows the hosts and the launcher, and only its stdout is the user's.
  */
 #include "mpiexec.h"
 
@@ -52,8 +61,17 @@ struct spawn_request {
     int in_block;
 };
 
+/* An mpiexec we started for a spawned job. */
+struct launcher {
+    pid_t pid;
+    int status_fd;              /* its report (spawn_status.c), -1 once read */
+    int rank_index;             /* the rank waiting for the answer, in job->ranks */
+    size_t len;
+    char report[UZ_PMI_LINE_MAX];
+};
+
 static struct spawn_request *requests;  /* [job->nranks], made on first use */
-static pid_t *launchers;                /* the mpiexecs we started */
+static struct launcher *launchers;
 static int nlaunchers, launchers_cap;
 
 /* ------------------------------------------------------------ state */
@@ -97,6 +115,10 @@ int spawn_in_progress(struct job *job, struct rank *r)
 
 static void reply_line(struct job *job, struct rank *r, const char *line)
 {
+    if (job->remote) {
+        remote_spawn_result(job, r, line);
+        return;
+    }
     char buf[UZ_PMI_LINE_MAX + 2];
     snprintf(buf, sizeof buf, "%s\n", line);
     pmi_channel_send(job, r, buf);
@@ -152,63 +174,89 @@ static int program_find(const struct spawn_prog *p, const char *wdir, char *out,
     return -1;
 }
 
-/* Hosts a program may run on: this one only, by any name. */
-static int hostfile_local(const char *path)
+static int same_text(const char *a, const char *b)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char line[512];
-    int ok = 1;
-    while (ok && fgets(line, sizeof line, f)) {
-        char *c = line + strspn(line, " \t");
-        c[strcspn(c, "#\n")] = '\0';
-        c[strcspn(c, " \t:")] = '\0';
-        if (*c && !host_is_local(c))
-            ok = 0;
-    }
-    fclose(f);
-    return ok;
+    return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-static int hosts_allowed(struct job *job, struct rank *r, const struct spawn_prog *p, int i)
+/* Is text a host list (or path a host file) that mpiexec takes?  Parsed
+ * as the new mpiexec will parse it, so that a bad one is refused here,
+ * with mpiexec's own message on stderr, rather than children never
+ * appearing. */
+static int hosts_valid(const char *list, const char *file)
 {
-    char idx[16];
-    snprintf(idx, sizeof idx, "%d", i);
-    if (p->host && !host_is_local(p->host)) {
-        refuse(job, r, idx, "info host=%s: this mpiexec starts spawned processes on its own host only", p->host);
+    struct mpiexec_options scratch = {0};
+    int status = list ? hosts_parse_list(list, &scratch) : hosts_parse_file(file, &scratch);
+    for (int h = 0; h < scratch.nhosts; h++)
+        free(scratch.hosts[h].name);
+    free(scratch.hosts);
+    return status == 0;
+}
+
+/* Where the new job runs: *flag ("-hosts" / "-hostfile") and *value for
+ * its mpiexec, or *flag NULL for this host.  Every program of a
+ * spawn_multiple must name the same place: the new job is one mpiexec with
+ * one host list.  0, or -1 after refusing. */
+static int spawn_where(struct job *job, struct rank *r, const struct spawn_request *q,
+                       const char **flag, const char **value)
+{
+    const struct spawn_prog *p = &q->progs[0];
+    *flag = *value = NULL;
+    for (int i = 1; i < q->nprogs; i++)
+        if (!same_text(q->progs[i].host, p->host) || !same_text(q->progs[i].hostfile, p->hostfile)) {
+            refuse(job, r, "", "info host/hostfile differ between the programs of "
+                   "MPI_Comm_spawn_multiple: this mpiexec runs a spawned job on one list of hosts");
+            return -1;
+        }
+    if (p->host && p->hostfile) {
+        refuse(job, r, "0", "info host=%s and hostfile=%s: give one of them, not both", p->host,
+               p->hostfile);
+        return -1;
+    }
+    if (p->host || p->hostfile) {
+        if (!hosts_valid(p->host, p->hostfile)) {
+            refuse(job, r, "0", "info %s=%s: not a list of hosts that mpiexec can use (mpiexec said why)",
+                   p->host ? "host" : "hostfile", p->host ? p->host : p->hostfile);
+            return -1;
+        }
+        *flag = p->host ? "-hosts" : "-hostfile";
+        *value = p->host ? p->host : p->hostfile;
         return 0;
     }
-    if (p->hostfile && !hostfile_local(p->hostfile)) {
-        refuse(job, r, idx, "info hostfile=%s: cannot be read, or names a host other than this one "
-               "(this mpiexec starts spawned processes on its own host only)", p->hostfile);
-        return 0;
+    if (job->remote) {
+        /* No hint: on the spawning rank's host, as on one host. */
+        const struct proxy *at = &job->remote->proxies[job->remote->rank_node[r->rank]];
+        if (!at->local) {
+            *flag = "-hosts";
+            *value = at->host;
+        }
     }
-    return 1;
+    return 0;
 }
 
 /* ------------------------------------------------------------ starting */
 
-static int launcher_add(pid_t pid)
+static int launchers_grow(void)
 {
-    if (nlaunchers == launchers_cap) {
-        int cap = launchers_cap ? 2 * launchers_cap : 8;
-        pid_t *l = realloc(launchers, sizeof(pid_t) * (size_t)cap);
-        if (!l)
-            return -1;
-        launchers = l;
-        launchers_cap = cap;
-    }
-    launchers[nlaunchers++] = pid;
+    if (nlaunchers < launchers_cap)
+        return 0;
+    int cap = launchers_cap ? 2 * launchers_cap : 8;
+    struct launcher *l = realloc(launchers, sizeof(*l) * (size_t)cap);
+    if (!l)
+        return -1;
+    launchers = l;
+    launchers_cap = cap;
     return 0;
 }
 
 /* The new mpiexec's command line: pointers into the request, `progs`
  * (the programs as found), `nums` (room for each -n) and `self`. */
 static char **launcher_argv(struct job *job, struct spawn_request *q, char (*progs)[PATH_MAX],
-                            char (*nums)[16], char *self)
+                            char (*nums)[16], char *self, const char *where_flag,
+                            const char *where)
 {
-    int n = 20;
+    const struct mpiexec_options *opt = job->opt;
+    int n = 24 + 3 * opt->nenv;
     for (int i = 0; i < q->nprogs; i++)
         n += 5 + q->progs[i].nargs;
     char **argv = calloc((size_t)n, sizeof(char *));
@@ -239,6 +287,22 @@ static char **launcher_argv(struct job *job, struct spawn_request *q, char (*pro
     }
     if (job->opt->tag_output)
         argv[a++] = "-l";
+    if (where_flag) {
+        /* Other hosts: through the remote shell our own ranks came by. */
+        argv[a++] = (char *)where_flag;
+        argv[a++] = (char *)where;
+        argv[a++] = opt->launcher_fork ? "-launcher" : "-launcher-exec";
+        argv[a++] = opt->launcher_fork ? "fork" : (char *)opt->launcher;
+        if (opt->genvall)
+            argv[a++] = "-genvall";
+    }
+    /* The children get the environment the parents were given. */
+    for (int e = 0; e < opt->nenv; e++) {
+        argv[a++] = opt->env[e].value ? "-genv" : "-x";
+        argv[a++] = (char *)opt->env[e].name;
+        if (opt->env[e].value)
+            argv[a++] = (char *)opt->env[e].value;
+    }
     for (int i = 0; i < q->nprogs; i++) {
         if (i)
             argv[a++] = ":";
@@ -257,10 +321,9 @@ static void launch(struct job *job, struct rank *r, struct spawn_request *q)
 {
     char failed[256] = "";
     const char *wdir = q->progs[0].wdir ? q->progs[0].wdir : job->opt->wdir;
-    if (job->remote || job->up) {
-        refuse(job, r, "", "MPI_Comm_spawn from a job on several hosts is not supported by this mpiexec yet");
+    const char *where_flag, *where;
+    if (spawn_where(job, r, q, &where_flag, &where) < 0)
         return;
-    }
     char (*progs)[PATH_MAX] = calloc((size_t)q->nprogs, PATH_MAX);
     char (*nums)[16] = calloc((size_t)q->nprogs + 1, 16);
     if (!progs || !nums) {
@@ -271,11 +334,6 @@ static void launch(struct job *job, struct rank *r, struct spawn_request *q)
     }
     const char *missing = NULL;
     for (int i = 0; i < q->nprogs; i++) {
-        if (!hosts_allowed(job, r, &q->progs[i], i)) {
-            free(progs);
-            free(nums);
-            return;
-        }
         if (program_find(&q->progs[i], wdir, progs[i], PATH_MAX) != 0) {
             size_t used = strlen(failed);
             snprintf(failed + used, sizeof failed - used, "%s%d", used ? "," : "", i);
@@ -289,10 +347,22 @@ static void launch(struct job *job, struct rank *r, struct spawn_request *q)
         free(nums);
         return;
     }
-    char self[PATH_MAX];
+    char self[PATH_MAX], fd_text[16];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     self[len > 0 ? len : 0] = '\0';
-    char **argv = len > 0 ? launcher_argv(job, q, progs, nums, self) : NULL;
+    int status_pipe[2] = {-1, -1};
+    char **argv = len > 0 && launchers_grow() == 0 && pipe2(status_pipe, O_CLOEXEC) == 0
+                      ? launcher_argv(job, q, progs, nums, self, where_flag, where) : NULL;
+    if (argv) {
+        /* -spawn-status-fd goes first: options end at the first program. */
+        int n = 0;
+        while (argv[n])
+            n++;
+        memmove(argv + 3, argv + 1, sizeof(char *) * (size_t)n);
+        snprintf(fd_text, sizeof fd_text, "%d", status_pipe[1]);
+        argv[1] = "-spawn-status-fd";
+        argv[2] = fd_text;
+    }
     pid_t pid = argv ? fork() : -1;
     if (pid == 0) {
         /* The new mpiexec: ours is its parent; if we die, so does it. */
@@ -306,17 +376,26 @@ static void launch(struct job *job, struct rank *r, struct spawn_request *q)
             dup2(null_fd, 0);
             close(null_fd);
         }
+        fcntl(status_pipe[1], F_SETFD, 0);
         execv(self, argv);
         _exit(EXIT_NOT_FOUND);
     }
+    int err = errno;
     free(argv);
     free(progs);
     free(nums);
-    if (pid < 0 || launcher_add(pid) != 0) {
-        refuse(job, r, "", "cannot start mpiexec for the spawned job: %s", strerror(errno));
+    if (status_pipe[1] >= 0)
+        close(status_pipe[1]);
+    if (pid < 0) {
+        if (status_pipe[0] >= 0)
+            close(status_pipe[0]);
+        refuse(job, r, "", "cannot start mpiexec for the spawned job: %s", strerror(err));
         return;
     }
-    reply_line(job, r, "cmd=spawn_result rc=0");
+    /* The answer waits for its report (spawn_launcher_status_readable). */
+    fcntl(status_pipe[0], F_SETFL, O_NONBLOCK);
+    launchers[nlaunchers++] = (struct launcher){.pid = pid, .status_fd = status_pipe[0],
+                                                .rank_index = (int)(r - job->ranks)};
 }
 
 /* ------------------------------------------------------------ reading */
@@ -377,6 +456,15 @@ void spawn_line(struct job *job, struct rank *r, const char *line)
         job_fail(job, EXIT_LAUNCH_FAILED, "out of memory");
         return;
     }
+    if (job->up) {
+        /* A proxy: the front end runs it; we only track where a block ends. */
+        if (strcmp(line, "mcmd=spawn") == 0)
+            q->in_block = 1;
+        else if (strcmp(line, "endcmd") == 0)
+            q->in_block = 0;
+        upstream_spawn_line(job, r, line);
+        return;
+    }
     if (strcmp(line, "mcmd=spawn") == 0) {
         prog_free(&q->cur);
         q->in_block = 1;
@@ -424,12 +512,56 @@ void spawn_line(struct job *job, struct rank *r, const char *line)
 
 /* ------------------------------------------------------------ the launchers */
 
+/* The launcher's report: the spawning rank gets its answer. */
+void spawn_launcher_status_readable(struct job *job, int i)
+{
+    struct launcher *l = &launchers[i];
+    ssize_t got;
+    while (l->len < sizeof l->report - 1
+           && (got = read(l->status_fd, l->report + l->len, sizeof l->report - 1 - l->len)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0 && errno == EAGAIN)
+            return;             /* more to come */
+        if (got < 0)
+            break;
+        l->len += (size_t)got;
+    }
+    l->report[l->len] = '\0';
+    close(l->status_fd);
+    l->status_fd = -1;
+    struct rank *r = &job->ranks[l->rank_index];
+    l->report[strcspn(l->report, "\n")] = '\0';
+    if (strcmp(l->report, "ok") == 0)
+        reply_line(job, r, "cmd=spawn_result rc=0");
+    else if (strncmp(l->report, "fail ", 5) == 0)
+        refuse(job, r, "", "the spawned job could not be started: %s", l->report + 5);
+    else
+        refuse(job, r, "", "the mpiexec of the spawned job ended before starting it");
+}
+
+int spawn_launchers(void)
+{
+    return nlaunchers;
+}
+
+int spawn_launcher_status_fd(int i)
+{
+    return launchers[i].status_fd;
+}
+
 void spawn_reap(void)
 {
     for (int i = 0; i < nlaunchers;) {
-        int status;
-        pid_t got = waitpid(launchers[i], &status, WNOHANG);
-        if (got == launchers[i] || (got < 0 && errno == ECHILD))
+        struct launcher *l = &launchers[i];
+        if (l->pid > 0) {
+            int status;
+            pid_t got = waitpid(l->pid, &status, WNOHANG);
+            if (got == l->pid || (got < 0 && errno == ECHILD))
+                l->pid = 0;
+        }
+        /* Kept while its report is unread: the pipe's end says the rest. */
+        if (l->pid == 0 && l->status_fd < 0)
             launchers[i] = launchers[--nlaunchers];
         else
             i++;
@@ -438,11 +570,15 @@ void spawn_reap(void)
 
 int spawn_all_done(void)
 {
-    return nlaunchers == 0;
+    for (int i = 0; i < nlaunchers; i++)
+        if (launchers[i].pid > 0 || launchers[i].status_fd >= 0)
+            return 0;
+    return 1;
 }
 
 void spawn_signal(int signo)
 {
     for (int i = 0; i < nlaunchers; i++)
-        kill(launchers[i], signo);
+        if (launchers[i].pid > 0)
+            kill(launchers[i].pid, signo);
 }

@@ -72,6 +72,33 @@ foreach(mode pmi2 pmix prrte)
   endif()
 endforeach()
 
+# MPI_Comm_spawn under each launcher: srun --mpi=pmi2 (Slurm's PMI-2 spawn
+# runs srun for the children; SLURM_OVERLAP lets their step share the
+# allocation's CPUs with the parents') and PRRTE (PMIx_Spawn) start the
+# children; Slurm's PMIx plugin has no spawn: MPI_ERR_SPAWN naming Slurm.
+if(TARGET launch_spawn)
+  foreach(mode pmi2 prrte)
+    foreach(np 1 2)
+      set(t slurm.spawn.${mode}.np${np})
+      add_test(NAME ${t} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/slurm_run.sh ${mode} ${np}
+                                 $<TARGET_FILE:launch_spawn> ok)
+      set_tests_properties(${t} PROPERTIES
+        ENVIRONMENT "${uz_slurm_env};SLURM_OVERLAP=1;UZURA_PORT_TIMEOUT=30" TIMEOUT 120
+        SKIP_RETURN_CODE 77 LABELS "launch;slurm;dynproc")
+      if(mode STREQUAL prrte)
+        set_tests_properties(${t} PROPERTIES LABELS "launch;slurm;dynproc;peer")
+      else()
+        set_tests_properties(${t} PROPERTIES FIXTURES_REQUIRED slurm)
+      endif()
+    endforeach()
+  endforeach()
+  add_test(NAME slurm.spawn.pmix.np2
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/slurm_run.sh pmix 2 $<TARGET_FILE:launch_spawn> refused Slurm)
+  set_tests_properties(slurm.spawn.pmix.np2 PROPERTIES
+    ENVIRONMENT "${uz_slurm_env}" FIXTURES_REQUIRED slurm TIMEOUT 120 SKIP_RETURN_CODE 77
+    LABELS "launch;slurm;dynproc")
+endif()
+
 # Two nodes: network namespaces uzh0 and uzh1 of tests/net/netns.sh, a
 # slurmd in each (fixture slurm2, started by slurm2.setup).  Ranks on
 # different nodes talk over TCP.
