@@ -154,7 +154,7 @@ static struct uz_coll_shm *setup(uz_comm *comm)
     struct setup_msg msg = { 0 };
     if (me == 0) {
         snprintf(msg.tag, sizeof(msg.tag), "%d-%u", uz_rt.world_rank, areas_made++);
-        sh->base = off->area_map(msg.tag, sh->bytes, 1, &err);
+        sh->base = off->area_map(msg.tag, sizeof(msg.tag), sh->bytes, 1, &err);
         msg.ok = sh->base != NULL;
     }
     struct uz_sched *s;
@@ -163,7 +163,7 @@ static struct uz_coll_shm *setup(uz_comm *comm)
     if (!(err = uz_sched_blocking(comm, &s)) && !(err = uz_build_bcast(s, &msg, sizeof(msg), byte, 0)))
         err = uz_sched_run(s);
     if (!err && me != 0 && msg.ok)
-        sh->base = off->area_map(msg.tag, sh->bytes, 0, &err);
+        sh->base = off->area_map(msg.tag, sizeof(msg.tag), sh->bytes, 0, &err);
     ok = !err && sh->base != NULL;
     if (!(err = uz_sched_blocking(comm, &s)) &&
         !(err = uz_build_allreduce(s, &ok, &all, 1, uz_datatype_get(MPI_INT), uz_op_get(MPI_MIN))))

@@ -232,8 +232,11 @@ struct uz_transport_caps {
  * (uz_progress_sleep), which the transport's doorbell wakes. */
 struct uz_coll_offload {
     /* Create (create != 0) or attach to the area; NULL on failure with
-     * *err set to an MPI error code. */
-    void *(*area_map)(const char *tag, size_t bytes, int create, int *err);
+     * *err set to an MPI error code.  Creating may rewrite `tag` (of
+     * `taglen` bytes) into what the others need to attach: the creator
+     * passes on the tag it ends with. */
+    void *(*area_map)(char *tag, size_t taglen, size_t bytes, int create, int *err);
+    /* Every rank has attached (or given up): drop the name. */
     void (*area_unlink)(const char *tag);
     void (*area_unmap)(void *area, size_t bytes);
     /* Ring local peer `peer`'s doorbell if it sleeps (one load otherwise). */
