@@ -238,7 +238,7 @@ static inline void count_idle(long since, long now)
 
 /* The hang diagnosis (wait_note.h): what the running blocking procedure
  * waits for, and the core's writer of the state page. */
-struct uz_wait_note *uz_wait_note;
+_Thread_local struct uz_wait_note *uz_wait_note __attribute__((tls_model("initial-exec")));
 void (*uz_wait_publish)(int blocked);
 
 /* A rank that stays blocked rewrites its page this often (ns of idle time),

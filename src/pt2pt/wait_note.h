@@ -27,9 +27,12 @@ struct uz_wait_note {
     uint32_t coll_call;             /* ...and which of its collective calls, from 1 */
 };
 
-/* The note of the procedure that runs now, or NULL.  Procedures keep the
- * previous value and put it back, so that one procedure may call another. */
-extern struct uz_wait_note *uz_wait_note;
+/* The note of the procedure that runs now in this thread, or NULL.
+ * Procedures keep the previous value and put it back, so that one
+ * procedure may call another.  Per thread: under MPI_THREAD_MULTIPLE
+ * another thread's note lives in that thread's frames.  Initial-exec, so
+ * that it costs what a global costs (one %fs-relative access). */
+extern _Thread_local struct uz_wait_note *uz_wait_note __attribute__((tls_model("initial-exec")));
 
 /* Set by the MPI core when the job wants the state published (NULL
  * otherwise): blocked = 1 when a wait is about to sleep, 0 when a wait
