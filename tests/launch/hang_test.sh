@@ -38,6 +38,11 @@ expect_no_pages() {
     fi
 }
 
+# page_blocked JOB RANK: the rank's state page says it blocks.
+page_blocked() {
+    grep -aq 'blocked 1$' "/dev/shm/uzura-$1-state-$2" 2>/dev/null
+}
+
 recv() {   # recv FROM TAG: how the diagnosis names MPI_Recv on MPI_COMM_WORLD
     echo "MPI_Recv(from $1, tag $2, MPI_COMM_WORLD)"
 }
@@ -75,10 +80,14 @@ coll)
     expect_no_pages
     ;;
 sigusr1)
-    start=$(date +%s%3N)
-    "$MPIEXEC" -n 3 --timeout 30 "$HANG_MPI" slow 4 >"$out" 2>"$err" </dev/null &
+    "$MPIEXEC" -n 3 --timeout 40 "$HANG_MPI" slow 8 >"$out" 2>"$err" </dev/null &
     pid=$!
-    sleep 2
+    # Ask once ranks 0 and 2 have said (in their pages) that they block.
+    for _ in $(seq 100); do
+        job=$(job_of_run)
+        [ -n "$job" ] && page_blocked "$job" 0 && page_blocked "$job" 2 && break
+        sleep 0.1
+    done
     kill -USR1 "$pid"
     wait "$pid"
     rc=$?
