@@ -4,6 +4,8 @@
  *
  *   hang_mpi cycle   rank r receives from rank r+1 (mod size), tag 7:
  *                    every rank waits, the waits form one cycle
+ *   hang_mpi ssend   rank r sends to rank r+1 with MPI_Ssend, tag 5: each
+ *                    send waits for a receive that is never posted
  *   hang_mpi coll    two MPI_Allreduce calls, then the last rank receives
  *                    from rank 0 while the others enter a third
  *   hang_mpi slow S  rank 0 receives from rank 1, which sends after S
@@ -32,6 +34,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "cycle") == 0) {
         MPI_Recv(&x, 1, MPI_INT, (rank + 1) % size, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "ssend") == 0) {
+        MPI_Ssend(&x, 1, MPI_INT, (rank + 1) % size, 5, MPI_COMM_WORLD);
     } else if (strcmp(mode, "coll") == 0) {
         MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -59,7 +63,7 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 3);
         MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
-        fprintf(stderr, "usage: hang_mpi cycle | coll | slow SECONDS | abort\n");
+        fprintf(stderr, "usage: hang_mpi cycle | ssend | coll | slow SECONDS | abort\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Finalize();

@@ -7,6 +7,7 @@
 #
 #   cycle2         two ranks each in MPI_Recv from the other: the cycle
 #   cycle4         four ranks in a ring of receives (more ranks than cores)
+#   ssend          three ranks in a ring of synchronous sends
 #   coll           a collective three ranks entered and one did not
 #   sigusr1        SIGUSR1 on a slow job: the diagnosis, and the job finishes
 #   pages_removed  no state page is left behind: after a timeout, an
@@ -65,6 +66,14 @@ cycle4)
     run -n 4 --timeout 4 "$HANG_MPI" cycle
     expect_rc 124
     expect_line "mpiexec: deadlock: rank 0 waits in $(recv 1 7) ← rank 1 waits in $(recv 2 7) ← rank 2 waits in $(recv 3 7) ← rank 3 waits in $(recv 0 7)"
+    expect_no_pages
+    ;;
+ssend)
+    run -n 3 --timeout 3 "$HANG_MPI" ssend
+    expect_rc 124
+    ssend() { echo "MPI_Ssend(to $1, tag 5, MPI_COMM_WORLD)"; }
+    expect_line "mpiexec:   rank 2 waits in $(ssend 0)"
+    expect_line "mpiexec: deadlock: rank 0 waits in $(ssend 1) ← rank 1 waits in $(ssend 2) ← rank 2 waits in $(ssend 0)"
     expect_no_pages
     ;;
 coll)
