@@ -136,18 +136,24 @@ static void no_pages(void)
     free(buf);
 }
 
-/* Unknown lines (a newer library) and a truncated request list. */
+/* Unknown lines (a newer library), a truncated request list, requests
+ * that are not point-to-point. */
 static void unknown_lines_and_more(void)
 {
     const char *pages[] = {
         "blocked 1\ncall MPI_Waitany\nfuture thing\nreq recv 1 1 2 0 2 MPI_COMM_WORLD\nmore 3\n",
         "blocked 1\ncall MPI_Probe\n",
+        "blocked 1\ncall MPI_Wait\nreq other * * * 1 3 MPI_COMM_WORLD\n",
+        "blocked 1\ncall MPI_Waitall\nreq other * * * 0 0 -\nreq send 0 0 1 0 4 MPI_COMM_WORLD\n",
     };
     const char *want[] = {
         "mpiexec:   rank 0 waits in MPI_Waitany(recv from 1, tag 2, MPI_COMM_WORLD; 3 more)",
         "mpiexec:   rank 1 waits in MPI_Probe",
+        "mpiexec:   rank 2 waits in MPI_Wait(a request that is not point-to-point on MPI_COMM_WORLD)",
+        "mpiexec:   rank 3 waits in MPI_Waitall(a request that is not point-to-point; "
+        "send to 0, tag 1, MPI_COMM_WORLD)",
         NULL};
-    check("unknown_lines_and_more", 2, pages, NULL, want, NULL);
+    check("unknown_lines_and_more", 4, pages, NULL, want, NULL);
 }
 
 int main(void)

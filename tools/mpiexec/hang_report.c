@@ -225,21 +225,28 @@ static int is_send(const struct hang_req *r)
 /* "from 1, tag 7, MPI_COMM_WORLD" (with_kind: "recv from 1, ...") */
 static void add_req(struct str *o, const struct hang_req *r, int with_kind)
 {
+    if (!is_recv(r) && !is_send(r)) {
+        /* A nonblocking collective, generalized, RMA or I/O request. */
+        sadd(o, "a request that is not point-to-point");
+        if (r->size > 0) {
+            sadd(o, " on ");
+            add_comm(o, r->comm, r->ctx, r->size);
+        }
+        return;
+    }
     if (with_kind)
         sadd(o, "%s ", r->kind);
-    if (is_recv(r) || is_send(r)) {
-        const char *dir = is_recv(r) ? "from" : "to";
-        if (r->peer_world < 0)
-            sadd(o, "%s any source", dir);
-        else if (r->peer == r->peer_world)
-            sadd(o, "%s %d", dir, r->peer_world);
-        else
-            sadd(o, "%s %d (its rank %d there)", dir, r->peer_world, r->peer);
-        if (r->tag_any)
-            sadd(o, ", any tag, ");
-        else
-            sadd(o, ", tag %d, ", r->tag);
-    }
+    const char *dir = is_recv(r) ? "from" : "to";
+    if (r->peer_world < 0)
+        sadd(o, "%s any source", dir);
+    else if (r->peer == r->peer_world)
+        sadd(o, "%s %d", dir, r->peer_world);
+    else
+        sadd(o, "%s %d (its rank %d there)", dir, r->peer_world, r->peer);
+    if (r->tag_any)
+        sadd(o, ", any tag, ");
+    else
+        sadd(o, ", tag %d, ", r->tag);
     add_comm(o, r->comm, r->ctx, r->size);
 }
 
