@@ -13,13 +13,13 @@ static int failures;
 
 /* Run the report on pages and check that each wanted line is in it (and,
  * for the unwanted ones, not). */
-static void check(const char *name, int size, const char *const *pages, const int *exited,
+static void check(const char *name, int size, const char *const *pages, const int *flags,
                   const char *const *want, const char *const *unwanted)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    hang_report_print(f, "test", size, pages, exited);
+    hang_report_print(f, "test", size, pages, flags);
     fclose(f);
     for (int i = 0; want && want[i]; i++) {
         char line[1024];
@@ -92,7 +92,8 @@ static void waitall_and_any_source(void)
 }
 
 /* Ranks 0-2 in call #3 of a collective, rank 3 elsewhere, rank 4 (not a
- * member) exited, rank 5 without a page. */
+ * member) exited, rank 5 without a page, rank 6 in the PMI fence, rank 7
+ * finalized. */
 static void collective_missing_rank(void)
 {
     const char *pages[] = {
@@ -102,12 +103,16 @@ static void collective_missing_rank(void)
         "blocked 1\ncall MPI_Bcast\ncoll 8 2 4 0,1,2,3 -\n",
         "blocked 0\n",
         NULL,
+        "blocked 1\ncall -\n",
+        "blocked 0\n",
     };
-    int exited[] = {0, 0, 0, 0, 1, 0};
+    int flags[] = {0, 0, 0, 0, HANG_RANK_EXITED, 0, HANG_RANK_IN_FENCE, HANG_RANK_FINALIZED};
     const char *want[] = {
         "mpiexec:   rank 0 waits in MPI_Allreduce(communicator #8 (size 4), call #3)",
         "mpiexec:   rank 4 has exited",
         "mpiexec:   rank 5 has no state page (not started yet, or not an Uzura MPI program)",
+        "mpiexec:   rank 6 waits in the process manager's fence (in MPI_Init or MPI_Finalize)",
+        "mpiexec:   rank 7 has finalized MPI",
         "mpiexec: rank 0,1,2 wait in MPI_Allreduce(communicator #8 (size 4), call #3); rank 3 has "
         "not entered it (it waits in MPI_Bcast(communicator #8 (size 4), call #2))",
         "mpiexec: rank 3 waits in MPI_Bcast(communicator #8 (size 4), call #2); rank 0 has not "
@@ -117,7 +122,7 @@ static void collective_missing_rank(void)
         "mpiexec: deadlock: rank 0 waits in MPI_Allreduce(communicator #8 (size 4), call #3) ← "
         "rank 3 waits in MPI_Bcast(communicator #8 (size 4), call #2)",
         NULL};
-    check("collective_missing_rank", 6, pages, exited, want, NULL);
+    check("collective_missing_rank", 8, pages, flags, want, NULL);
 }
 
 /* No rank has a page (not Uzura MPI programs): nothing at all. */

@@ -70,19 +70,21 @@ static void query_finish(struct job *job)
 {
     struct hang_query *q = job->hang;
     job->hang = NULL;
-    int *exited = calloc((size_t)job->size, sizeof *exited);
-    for (int i = 0; exited && i < job->nranks; i++) {
+    int *flags = calloc((size_t)job->size, sizeof *flags);
+    for (int i = 0; flags && i < job->nranks; i++) {
         const struct rank *r = &job->ranks[i];
         if (r->rank >= 0 && r->rank < job->size)
-            exited[r->rank] = r->exited;
+            flags[r->rank] = (r->exited ? HANG_RANK_EXITED : 0) |
+                             (r->pmi.in_barrier ? HANG_RANK_IN_FENCE : 0) |
+                             (r->pmi.state == RANK_PMI_FINALIZED ? HANG_RANK_FINALIZED : 0);
     }
     char why[128];
     if (q->then_kill)
         snprintf(why, sizeof why, "timeout of %s s expired", job->opt->timeout_text);
     else
         snprintf(why, sizeof why, "asked by SIGUSR1; the job goes on");
-    hang_report_print(stderr, why, job->size, (const char *const *)q->pages, exited);
-    free(exited);
+    hang_report_print(stderr, why, job->size, (const char *const *)q->pages, flags);
+    free(flags);
     int then_kill = q->then_kill;
     query_free(q, job->size);
     if (then_kill)

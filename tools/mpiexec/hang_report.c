@@ -40,6 +40,7 @@ struct hang_req {
 struct hang_state {
     int has_page;
     int exited;
+    int in_fence, finalized;    /* as mpiexec knows (HANG_RANK_*) */
     int blocked;
     char call[CALL_MAX_LEN];    /* "-": not known */
     int has_coll;
@@ -290,6 +291,10 @@ static void add_doing(struct str *o, const struct hang_state *s)
 {
     if (s->exited)
         sadd(o, "has exited");
+    else if (s->in_fence)
+        sadd(o, "waits in the process manager's fence (in MPI_Init or MPI_Finalize)");
+    else if (s->finalized)
+        sadd(o, "has finalized MPI");
     else if (!s->has_page)
         sadd(o, "has no state page (not started yet, or not an Uzura MPI program)");
     else if (!s->blocked)
@@ -302,9 +307,16 @@ static void add_doing(struct str *o, const struct hang_state *s)
 
 /* -------------------------------------------------------- collectives */
 
+/* Blocked in MPI, as far as its page and mpiexec know: a node of the
+ * wait-for graph. */
+static int is_node(const struct hang_state *s)
+{
+    return s->has_page && !s->exited && !s->in_fence && !s->finalized && s->blocked;
+}
+
 static int in_same_call(const struct hang_state *a, const struct hang_state *b)
 {
-    return b->has_page && !b->exited && b->blocked && b->has_coll && b->coll_ctx == a->coll_ctx &&
+    return is_node(b) && b->has_coll && b->coll_ctx == a->coll_ctx &&
            b->coll_call == a->coll_call;
 }
 
@@ -321,7 +333,7 @@ static void report_collectives(FILE *out, const struct hang_state *st, int size)
 {
     for (int i = 0; i < size; i++) {
         const struct hang_state *s = &st[i];
-        if (!s->has_page || s->exited || !s->blocked || !s->has_coll || !s->members)
+        if (!is_node(s) || !s->has_coll || !s->members)
             continue;
         int first = 1, missing = 0;
         for (int j = 0; j < i && first; j++)
@@ -375,11 +387,6 @@ static void edge_add(struct graph *g, int from, int to)
         return;
     g->edges[from] = n;
     n[g->nedges[from]++] = to;
-}
-
-static int is_node(const struct hang_state *s)
-{
-    return s->has_page && !s->exited && s->blocked;
 }
 
 static void graph_build(struct graph *g, const struct hang_state *st, int size)
@@ -482,14 +489,17 @@ out:
 /* --------------------------------------------------------------- report */
 
 int hang_report_print(FILE *out, const char *why, int size, const char *const *pages,
-                      const int *exited)
+                      const int *flags)
 {
     struct hang_state *st = calloc((size_t)size, sizeof *st);
     if (!st)
         return 0;
     int with_page = 0;
     for (int i = 0; i < size; i++) {
-        st[i].exited = exited && exited[i];
+        int f = flags ? flags[i] : 0;
+        st[i].exited = !!(f & HANG_RANK_EXITED);
+        st[i].in_fence = !!(f & HANG_RANK_IN_FENCE);
+        st[i].finalized = !!(f & HANG_RANK_FINALIZED);
         if (pages[i]) {
             parse_page(&st[i], pages[i]);
             with_page++;
