@@ -287,7 +287,8 @@ static int build_fixed(struct uz_sched *s, const struct uz_coll_args *a)
 }
 
 static const struct uz_coll_kind alltoall = {
-    .name = "MPI_Alltoall", .shm = shm_alltoall, .tunable = &uz_config.coll_alltoall, .shm_choice = ALLTOALL_SHM, .build = build_fixed,
+    .name = "MPI_Alltoall",
+    .shm = shm_alltoall, .tunable = &uz_config.coll_alltoall, .shm_choice = ALLTOALL_SHM, .build = build_fixed,
     .op = UZ_COLL_OP_ALLTOALL,
 };
 
