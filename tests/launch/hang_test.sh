@@ -91,15 +91,21 @@ coll)
 sigusr1)
     "$MPIEXEC" -n 3 --timeout 40 "$HANG_MPI" slow 8 >"$out" 2>"$err" </dev/null &
     pid=$!
-    # Ask once ranks 0 and 2 have said (in their pages) that they block.
-    for _ in $(seq 100); do
+    # Ask once ranks 0 and 2 have said (in their pages) that they block,
+    # while rank 1 still sleeps; never signal a pid that may be gone (and
+    # reused by someone else's process).
+    asked=0
+    for _ in $(seq 60); do
         job=$(job_of_run)
-        [ -n "$job" ] && page_blocked "$job" 0 && page_blocked "$job" 2 && break
+        if [ -n "$job" ] && page_blocked "$job" 0 && page_blocked "$job" 2; then
+            kill -USR1 "$pid" && asked=1
+            break
+        fi
         sleep 0.1
     done
-    kill -USR1 "$pid"
     wait "$pid"
     rc=$?
+    [ $asked -eq 1 ] || { fail "ranks 0 and 2 did not say that they block within 6 s"; show; }
     expect_rc 0
     grep -qx done "$out" || { fail "the job did not finish after the diagnosis"; show; }
     expect_line "mpiexec: hang diagnosis (asked by SIGUSR1; the job goes on): what each rank waits in"
