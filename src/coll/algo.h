@@ -17,6 +17,7 @@
 #include "coll/sched.h"
 #include "core/info.h"
 #include "datatype/dt_engine.h"
+#include "pt2pt/wait_note.h"
 
 /* How a built schedule runs. */
 enum uz_coll_mode {
@@ -92,6 +93,7 @@ enum uz_coll_arrays {
 
 /* What uz_coll_call needs to know of one operation. */
 struct uz_coll_kind {
+    const char *name;                   /* the blocking procedure, for the hang diagnosis */
     /* Blocking calls on an intracommunicator are offered first to the
      * shared-memory algorithm (NULL: there is none), which returns
      * UZ_SHM_DECLINED when it does not take the call; `want` comes from
@@ -181,11 +183,40 @@ static inline int uz_coll_call_locked(const struct uz_coll_kind *k, const struct
     return uz_coll_finish(s, mode, err, request);
 }
 
+/* A blocking call notes what it is (pt2pt/wait_note.h) around the call:
+ * its number on the communicator tells mpiexec's hang diagnosis which
+ * ranks have not entered it. */
+static inline int uz_coll_call_noted(const struct uz_coll_kind *k, const struct uz_coll_args *a,
+                                     uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
+{
+    uint32_t n = ++comm->coll_calls;
+    if (mode != UZ_COLL_BLOCKING)
+        return uz_coll_call_locked(k, a, comm, mode, request);
+    struct uz_wait_note note = { .call = k->name, .coll_comm = comm, .coll_call = n };
+    struct uz_wait_note *prev = uz_wait_note_enter(&note);
+    int err = uz_coll_call_locked(k, a, comm, mode, request);
+    uz_wait_note_leave(prev);
+    return err;
+}
+
+/* The same for the operations that do not go through uz_coll_call
+ * (Alltoallv/w, Reduce_scatter): count the call and, when it blocks, note
+ * it in `note`; returns what to hand uz_wait_note_leave afterwards. */
+static inline struct uz_wait_note *uz_coll_note_enter(struct uz_wait_note *note, const char *name, uz_comm *comm,
+                                                      enum uz_coll_mode mode)
+{
+    uint32_t n = ++comm->coll_calls;
+    if (mode != UZ_COLL_BLOCKING)
+        return uz_wait_note;            /* leaving puts back what is there */
+    *note = (struct uz_wait_note){ .call = name, .coll_comm = comm, .coll_call = n };
+    return uz_wait_note_enter(note);
+}
+
 static inline int uz_coll_call(const struct uz_coll_kind *k, const struct uz_coll_args *a, uz_comm *comm,
                                enum uz_coll_mode mode, MPI_Request *request)
 {
     uz_lock();
-    int err = uz_coll_call_locked(k, a, comm, mode, request);
+    int err = uz_coll_call_noted(k, a, comm, mode, request);
     uz_unlock();
     return err;
 }

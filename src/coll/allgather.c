@@ -188,6 +188,7 @@ static int build_v(struct uz_sched *s, const struct uz_coll_args *a)
 }
 
 static const struct uz_coll_kind allgather = {
+    .name = "MPI_Allgather",
     .shm = shm_allgather, .tunable = &uz_config.coll_allgather, .shm_choice = ALLGATHER_SHM, .build = build_fixed,
     .op = UZ_COLL_OP_ALLGATHER,
 };
@@ -199,6 +200,7 @@ static int shm_allgatherv(const struct uz_coll_args *a, uz_comm *comm, int want)
 }
 
 static const struct uz_coll_kind allgatherv = {
+    .name = "MPI_Allgatherv",
     .shm = shm_allgatherv, .tunable = &uz_config.coll_allgather, .shm_choice = ALLGATHER_SHM,
     .arrays = UZ_COLL_ARRAYS_EVERYWHERE, .build = build_v, .op = UZ_COLL_OP_ALLGATHER,
 };

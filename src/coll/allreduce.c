@@ -247,6 +247,7 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a)
 }
 
 static const struct uz_coll_kind allreduce = {
+    .name = "MPI_Allreduce",
     .shm = shm_allreduce, .tunable = &uz_config.coll_allreduce, .shm_choice = ALLREDUCE_SHM, .build = build,
     .op = UZ_COLL_OP_ALLREDUCE,
 };

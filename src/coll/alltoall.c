@@ -287,6 +287,7 @@ static int build_fixed(struct uz_sched *s, const struct uz_coll_args *a)
 }
 
 static const struct uz_coll_kind alltoall = {
+    .name = "MPI_Alltoall",
     .shm = shm_alltoall, .tunable = &uz_config.coll_alltoall, .shm_choice = ALLTOALL_SHM, .build = build_fixed,
     .op = UZ_COLL_OP_ALLTOALL,
 };
@@ -345,8 +346,11 @@ int uz_mpi_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, uz_datatype
 
 static int run_v(const struct vargs *a, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
 {
+    struct uz_wait_note note;
     uz_lock();
+    struct uz_wait_note *prev = uz_coll_note_enter(&note, a->stypes ? "MPI_Alltoallw" : "MPI_Alltoallv", comm, mode);
     int err = alltoallvw(a, comm, mode, request);
+    uz_wait_note_leave(prev);
     uz_unlock();
     return err;
 }

@@ -98,6 +98,7 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a)
 }
 
 static const struct uz_coll_kind barrier = {
+    .name = "MPI_Barrier",
     .shm = shm_barrier, .tunable = &uz_config.coll_barrier, .shm_choice = BARRIER_SHM, .build = build,
     .op = UZ_COLL_OP_BARRIER,
 };

@@ -177,6 +177,7 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a)
 }
 
 static const struct uz_coll_kind bcast = {
+    .name = "MPI_Bcast",
     .shm = shm_bcast, .tunable = &uz_config.coll_bcast, .shm_choice = BCAST_SHM, .build = build,
     .op = UZ_COLL_OP_BCAST,
 };

@@ -30,6 +30,7 @@
 #include "base/runtime.h"
 #include "coll/coll_wait.h"
 #include "pt2pt/pt2pt.h"
+#include "pt2pt/wait_note.h"
 
 enum {
     YIELD_NS = 200000,              /* every rank has a processor */
@@ -61,6 +62,19 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* Tell mpiexec's state page (pt2pt/wait_note.h) that this rank is about
+ * to sleep in a collective; out of line, off the fast path. */
+static UZ_COLD void publish(int blocked)
+{
+    if (uz_wait_publish && !uz_rt.thread_multiple)
+        uz_wait_publish(blocked);
+}
+
+/* A rank that cannot sleep publishes after this many yields instead. */
+enum { PUBLISH_AFTER_YIELDS = 1000 };
+
+static void coll_wait_slow(int (*done)(void *arg), void *arg, atomic_uint *sleepers, long start);
+
 void uz_coll_wait(int (*done)(void *arg), void *arg, atomic_uint *sleepers)
 {
     if (done(arg))
@@ -76,16 +90,25 @@ void uz_coll_wait(int (*done)(void *arg), void *arg, atomic_uint *sleepers)
             cpu_relax();
         } while (now_ns() - start < uz_progress_spin_ns());
     }
+    coll_wait_slow(done, arg, sleepers, start);
+}
+
+/* Yield, then sleep, until done; publishes the state page before the
+ * first sleep and takes it back when done. */
+static void coll_wait_slow(int (*done)(void *arg), void *arg, atomic_uint *sleepers, long start)
+{
+    int published = 0;
     for (int yields = 0;; yields++) {
-        if (uz_progress()) {
-            if (done(arg))
-                return;
+        if (uz_progress() && !done(arg))
             continue;
-        }
         if (done(arg))
-            return;
+            break;
         int sleep = uz_progress_can_sleep() &&
                     (oversubscribed ? yields >= OVERSUBSCRIBED_YIELDS : now_ns() - start > YIELD_NS);
+        if (!published && (sleep || yields >= PUBLISH_AFTER_YIELDS)) {
+            publish(1);
+            published = 1;
+        }
         if (!sleep) {
             uz_unlock();
             sched_yield();
@@ -101,4 +124,6 @@ void uz_coll_wait(int (*done)(void *arg), void *arg, atomic_uint *sleepers)
         if (sleepers)
             atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
     }
+    if (published)
+        publish(0);
 }

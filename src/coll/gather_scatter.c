@@ -281,15 +281,17 @@ static int shm_scatter(const struct uz_coll_args *a, uz_comm *comm, int want)
 }
 
 static const struct uz_coll_kind gather = {
+    .name = "MPI_Gather",
     .shm = shm_gather, .tunable = &uz_config.coll_gather, .shm_choice = GATHER_SHM, .build = build_gather,
     .op = UZ_COLL_OP_GATHER,
 };
 static const struct uz_coll_kind scatter = {
+    .name = "MPI_Scatter",
     .shm = shm_scatter, .tunable = &uz_config.coll_scatter, .shm_choice = SCATTER_SHM, .build = build_scatter,
     .op = UZ_COLL_OP_SCATTER,
 };
-static const struct uz_coll_kind gatherv = { .arrays = UZ_COLL_ARRAYS_AT_ROOT, .build = build_gatherv };
-static const struct uz_coll_kind scatterv = { .arrays = UZ_COLL_ARRAYS_AT_ROOT, .build = build_scatterv };
+static const struct uz_coll_kind gatherv = { .name = "MPI_Gatherv", .arrays = UZ_COLL_ARRAYS_AT_ROOT, .build = build_gatherv };
+static const struct uz_coll_kind scatterv = { .name = "MPI_Scatterv", .arrays = UZ_COLL_ARRAYS_AT_ROOT, .build = build_scatterv };
 
 static int call(const struct uz_coll_kind *k, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
                 void *recvbuf, MPI_Count rcount, uz_datatype *rtype, int root, uz_comm *comm,

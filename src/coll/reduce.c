@@ -207,6 +207,7 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a)
 }
 
 static const struct uz_coll_kind reduce = {
+    .name = "MPI_Reduce",
     .shm = shm_reduce, .tunable = &uz_config.coll_reduce, .shm_choice = REDUCE_SHM, .build = build,
     .op = UZ_COLL_OP_REDUCE,
 };

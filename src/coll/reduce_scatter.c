@@ -218,8 +218,13 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, struct uz_varray c
 static int locked(const void *sendbuf, void *recvbuf, struct uz_varray counts, MPI_Count block, uz_datatype *dt,
                   uz_op *op, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
 {
+    struct uz_wait_note note;
+    int is_block = !counts.i && !counts.c && !counts.a;
     uz_lock();
+    struct uz_wait_note *prev =
+        uz_coll_note_enter(&note, is_block ? "MPI_Reduce_scatter_block" : "MPI_Reduce_scatter", comm, mode);
     int err = reduce_scatter(sendbuf, recvbuf, counts, block, dt, op, comm, mode, request);
+    uz_wait_note_leave(prev);
     uz_unlock();
     return err;
 }

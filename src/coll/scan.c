@@ -142,8 +142,8 @@ static int build_exclusive(struct uz_sched *s, const struct uz_coll_args *a)
     return build_scan(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, 1);
 }
 
-static const struct uz_coll_kind scan = { .build = build_inclusive };
-static const struct uz_coll_kind exscan = { .build = build_exclusive };
+static const struct uz_coll_kind scan = { .name = "MPI_Scan", .build = build_inclusive };
+static const struct uz_coll_kind exscan = { .name = "MPI_Exscan", .build = build_exclusive };
 
 static int call(const struct uz_coll_kind *k, const void *sendbuf, void *recvbuf, MPI_Count count,
                 uz_datatype *dt, uz_op *op, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)

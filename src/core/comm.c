@@ -61,6 +61,7 @@ void uz_comm_finalize_builtins(void)
     uz_coll_comm_destroy(&uz_comm_world);
     uz_coll_comm_destroy(&uz_comm_self);
     uz_comm_world.coll_seq = uz_comm_self.coll_seq = 0;
+    uz_comm_world.coll_calls = uz_comm_self.coll_calls = 0;
     uz_group_release(uz_comm_world.local_group);
     uz_group_release(uz_comm_self.local_group);
     uz_comm_world.local_group = uz_comm_world.remote_group = NULL;

@@ -36,6 +36,9 @@ typedef struct MPI_ABI_Comm {
      * rank starts them in the same order, so the count names an operation
      * consistently across ranks (tags of nonblocking collectives). */
     uint32_t coll_seq;
+    /* Collective calls made on it through the one prologue (coll/algo.h),
+     * blocking or not: names "call #k" in mpiexec's hang diagnosis. */
+    uint32_t coll_calls;
     /* Intercommunicators: an intracommunicator over the local group, for
      * the local phase of collectives (NULL for intracommunicators). */
     struct MPI_ABI_Comm *local_comm;

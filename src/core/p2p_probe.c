@@ -12,6 +12,7 @@
 #include "pt2pt/match.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/status.h"
+#include "pt2pt/wait_note.h"
 
 /* An MPI_Message: a message taken off the queues, and its communicator. */
 typedef struct MPI_ABI_Message {
@@ -33,8 +34,11 @@ int uz_mpi_Probe(int source, int tag, uz_comm *comm, MPI_Status *status)
         proc_null_status(status);
         return MPI_SUCCESS;
     }
+    struct uz_wait_note note = { .call = "MPI_Probe" };
     uz_lock();
+    struct uz_wait_note *prev = uz_wait_note_enter(&note);
     int err = uz_pt2pt_probe(source, tag, comm->context_id, 1, &flag, status, 0, NULL);
+    uz_wait_note_leave(prev);
     uz_unlock();
     return err;
 }

@@ -15,13 +15,24 @@
 #include "core/comm.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/pt2pt.h"
+#include "pt2pt/wait_note.h"
+
+/* The blocking forms' names for the hang diagnosis (wait_note.h). */
+static const char *const blocking_send_name[] = {
+    [UZ_SEND_STANDARD] = "MPI_Send", [UZ_SEND_SYNC] = "MPI_Ssend", [UZ_SEND_READY] = "MPI_Rsend",
+    [UZ_SEND_BUFFERED] = "MPI_Bsend",
+};
 
 static int send_mode(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag, uz_comm *comm,
                      enum uz_send_mode mode, MPI_Request *request)
 {
     uz_request *r = NULL;
+    struct uz_wait_note note = { .call = blocking_send_name[mode] };
     uz_lock();
+    struct uz_wait_note *prev = request ? NULL : uz_wait_note_enter(&note);
     int err = uz_pt2pt_send(buf, count, dt, dest, tag, &comm->p2p, mode, request ? &r : NULL);
+    if (!request)
+        uz_wait_note_leave(prev);
     uz_unlock();
     if (request && !err)
         *request = uz_request_handle(r);
@@ -66,8 +77,11 @@ int uz_mpi_Irsend_c(const void *buf, MPI_Count count, uz_datatype *datatype, int
 int uz_mpi_Recv_c(void *buf, MPI_Count count, uz_datatype *datatype, int source, int tag, uz_comm *comm,
                   MPI_Status *status)
 {
+    struct uz_wait_note note = { .call = "MPI_Recv" };
     uz_lock();
+    struct uz_wait_note *prev = uz_wait_note_enter(&note);
     int err = uz_pt2pt_recv(buf, count, datatype, source, tag, &comm->p2p, status, NULL);
+    uz_wait_note_leave(prev);
     uz_unlock();
     return err;
 }
@@ -96,12 +110,17 @@ int uz_sendrecv(const void *sendbuf, MPI_Count sendcount, uz_datatype *sendtype,
     if (err)
         return err;
     err = uz_pt2pt_send(sendbuf, sendcount, sendtype, dest, sendtag, &pc, UZ_SEND_STANDARD, &sr);
+    uz_request *both[2] = { rr, err ? NULL : sr };
+    struct uz_wait_note note = { .call = "MPI_Sendrecv", .reqs = both, .nreqs = 2 };
+    struct uz_wait_note *prev = uz_wait_note_enter(&note);
     if (!err) {
         uz_request_wait(sr);
         err = sr->status.MPI_ERROR;
+        both[1] = NULL;
         uz_request_release(sr);
     }
     uz_request_wait(rr);
+    uz_wait_note_leave(prev);
     if (!err)
         err = rr->status.MPI_ERROR;
     uz_request_copy_status(rr, status);

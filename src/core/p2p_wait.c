@@ -14,6 +14,7 @@
 #include "core/p2p_partitioned.h"
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/status.h"
+#include "pt2pt/wait_note.h"
 
 /* The operation a request stands for: itself, or the running round of a
  * persistent request (NULL when inactive). */
@@ -121,8 +122,11 @@ int uz_mpi_Wait(MPI_Request *request, MPI_Status *status)
     uz_request *r = uz_request_get(*request);
     if (!r)
         return invalid_request("MPI_Wait", -1);
+    struct uz_wait_note note = { .call = "MPI_Wait", .one = r, .reqs = &note.one, .nreqs = 1 };
     uz_lock();
+    struct uz_wait_note *prev = uz_wait_note_enter(&note);
     uz_progress_wait(wait_done, r);
+    uz_wait_note_leave(prev);
     uz_comm *comm = r->comm;
     if (comm)
         uz_comm_retain(comm);
@@ -302,7 +306,10 @@ int uz_mpi_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_
         err = bad;
     } else {
         struct multi m = { count, reqs };
+        struct uz_wait_note note = { .call = "MPI_Waitall", .reqs = reqs, .nreqs = count };
+        struct uz_wait_note *prev = uz_wait_note_enter(&note);
         uz_progress_wait(all_done, &m);
+        uz_wait_note_leave(prev);
         err = retire_all("MPI_Waitall", count, array_of_requests, reqs, array_of_statuses);
         uz_unlock();
     }
@@ -373,8 +380,12 @@ static int any_common(const char *fn, int count, MPI_Request handles[], int *ind
         goto out;
     }
     struct multi m = { count, reqs };
-    if (blocking)
+    if (blocking) {
+        struct uz_wait_note note = { .call = fn, .reqs = reqs, .nreqs = count };
+        struct uz_wait_note *prev = uz_wait_note_enter(&note);
         uz_progress_wait(any_done, &m);
+        uz_wait_note_leave(prev);
+    }
     else if (!any_done(&m))
         uz_progress();
     int i = pick_any(count, reqs);
@@ -424,8 +435,12 @@ static int some_common(const char *fn, int incount, MPI_Request handles[], int *
         goto out;
     }
     struct multi m = { incount, reqs };
-    if (blocking)
+    if (blocking) {
+        struct uz_wait_note note = { .call = fn, .reqs = reqs, .nreqs = incount };
+        struct uz_wait_note *prev = uz_wait_note_enter(&note);
         uz_progress_wait(any_done, &m);
+        uz_wait_note_leave(prev);
+    }
     else if (!any_done(&m))
         uz_progress();
     int n = 0, failed = 0, first_err = MPI_SUCCESS;

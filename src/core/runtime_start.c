@@ -37,6 +37,7 @@
 #include "core/layers.h"
 #include "core/runtime_start.h"
 #include "core/startup_report.h"
+#include "core/wait_state.h"
 #include "datatype/datatype.h"
 #include "pmi/pmi.h"
 
@@ -151,6 +152,7 @@ static int start(void)
     generation++;
     if ((err = connect_process_manager()))
         return err;
+    uz_wait_state_open();
     if ((err = uz_comm_init_builtins()))
         return err;
     if ((err = uz_layers_init()))

@@ -28,6 +28,7 @@
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/send.h"
 #include "pt2pt/stats.h"
+#include "pt2pt/wait_note.h"
 
 static long spin_ns, yield_ns;
 static int waits_oversubscribed;        /* for uz_progress_describe */
@@ -235,9 +236,29 @@ static inline void count_idle(long since, long now)
         uz_wait_stats.idle_ns += now - since;
 }
 
+/* The hang diagnosis (wait_note.h): what the running blocking procedure
+ * waits for, and the core's writer of the state page. */
+_Thread_local struct uz_wait_note *uz_wait_note __attribute__((tls_model("initial-exec")));
+void (*uz_wait_publish)(int blocked);
+
+/* A rank that stays blocked rewrites its page this often (ns of idle time),
+ * so that requests completed meanwhile leave the list. */
+enum { REPUBLISH_NS = 100000000 };
+
+/* Tell mpiexec's state page that this wait is about to sleep; once idle
+ * for as long as a wait polls and yields, never on the fast path.
+ * Returns the idle time it was published at. */
+static UZ_COLD long publish_blocked(long idle)
+{
+    if (uz_wait_publish && !uz_rt.thread_multiple)
+        uz_wait_publish(1);
+    return idle;
+}
+
 void uz_progress_wait(int (*done)(void *arg), void *arg)
 {
     long idle_since = 0, idle_seen = 0;
+    long published = -1;                /* idle time of the last publication, -1: none */
     unsigned idle_polls = 0;
     while (!done(arg)) {
         if (uz_progress() || done(arg)) {
@@ -258,6 +279,9 @@ void uz_progress_wait(int (*done)(void *arg), void *arg)
             idle_since = now;
         idle_seen = now;
         long idle = now - idle_since;
+        if (UZ_UNLIKELY(idle >= spin_ns + yield_ns) &&
+            (published < 0 || idle - published >= REPUBLISH_NS))
+            published = publish_blocked(idle);
         if (idle < spin_ns) {
             /* Keep polling: on a core of our own this is the fastest way to
              * see the next message (no pause: it only delays the look). */
@@ -276,6 +300,8 @@ void uz_progress_wait(int (*done)(void *arg), void *arg)
         }
     }
     count_idle(idle_since, idle_seen);
+    if (UZ_UNLIKELY(published >= 0) && uz_wait_publish)
+        uz_wait_publish(0);
 }
 
 static int request_done(void *arg)
@@ -285,5 +311,6 @@ static int request_done(void *arg)
 
 void uz_request_wait(uz_request *req)
 {
+    uz_wait_note_request(req);
     uz_progress_wait(request_done, req);
 }

@@ -31,6 +31,7 @@ int signals_take_over(sigset_t *original_mask)
     sigaddset(&handled, SIGHUP);
     sigaddset(&handled, SIGQUIT);
     sigaddset(&handled, SIGCONT);
+    sigaddset(&handled, SIGUSR1);       /* the hang diagnosis (hang_query.c) */
     if (sigprocmask(SIG_BLOCK, &handled, original_mask) < 0)
         return -1;
     /* A rank that dies must not kill mpiexec when it writes a reply. */
@@ -139,7 +140,8 @@ static int poll_timeout_ms(const struct job *job)
     double deadlines[] = {job->timeout_at, job->sigkill_at,
                           job->ranks_running == 0 ? job->drain_until : 0,
                           job->remote ? job->remote->launchers_kill_at : 0,
-                          job->remote ? job->remote->give_up_at : 0};
+                          job->remote ? job->remote->give_up_at : 0,
+                          hang_query_deadline(job)};
     for (size_t i = 0; i < sizeof deadlines / sizeof deadlines[0]; i++)
         if (deadlines[i] > 0 && (next == 0 || deadlines[i] < next))
             next = deadlines[i];

@@ -151,6 +151,11 @@ void job_signal_received(struct job *job, int signo)
         job_reap(job);
     } else if (signo == SIGCONT) {
         /* only wakes the loop: stdin forwarding may resume */
+    } else if (signo == SIGUSR1) {
+        /* Print what each rank waits in; the job goes on.  A proxy is
+         * asked by its front end instead. */
+        if (!job->up && !job->ending)
+            hang_query_start(job, 0);
     } else if (!job->ending) {
         /* A proxy is told by signal only when its front end is gone (or by
          * someone by hand): the front end reports what its ranks do then. */
@@ -168,8 +173,10 @@ void job_check_deadlines(struct job *job, double now)
 {
     if (job->timeout_at && now >= job->timeout_at) {
         job->timeout_at = 0;
-        job_fail(job, EXIT_TIMEOUT, "job exceeded timeout of %s s", job->opt->timeout_text);
+        /* What each rank waits in first; the job is killed after it. */
+        hang_query_start(job, 1);
     }
+    hang_query_check(job, now);
     if (job->sigkill_at && now >= job->sigkill_at) {
         job->sigkill_at = 0;
         ranks_signal(job, SIGKILL);
@@ -341,6 +348,7 @@ int job_is_done(struct job *job)
 
 int job_finish(struct job *job)
 {
+    hang_query_end(job);
     if (job->remote)
         remote_finish(job);
     for (int i = 0; i < job->nranks; i++) {

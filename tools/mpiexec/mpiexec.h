@@ -179,12 +179,14 @@ enum frame_type {
     FRAME_STDIN_ACK = 'a',      /* "n": n bytes of stdin passed to rank 0; "-1": it closed stdin */
     FRAME_DONE = 'D',           /* every rank of the proxy is gone, output all sent */
     FRAME_SPAWN = 'W',          /* one line of rank's spawn request (mcmd=spawn ... endcmd) */
+    FRAME_HANG_STATE = 'H',     /* rank's state page (hang_query.c); empty: it has none */
     /* front end -> proxy */
     FRAME_SETUP = 's',          /* "name=value\0"...: what the proxy is to run */
     FRAME_BARRIER_OUT = 'b',    /* "key=value\n"...: barrier complete, new pairs */
     FRAME_KILL = 'k',           /* "signo": signal the ranks (SIGTERM: then SIGKILL) */
     FRAME_STDIN = 'i',          /* bytes for rank 0's stdin; empty: end of input */
     FRAME_SPAWN_RESULT = 'w',   /* the spawn_result line for rank's PMI channel */
+    FRAME_HANG_QUERY = 'h',     /* send each rank's state page (FRAME_HANG_STATE) */
 };
 
 enum { FRAME_HEADER = 12, FRAME_PAYLOAD_MAX = 64 << 20 };
@@ -273,6 +275,7 @@ struct stdin_forward {
 struct kvs;
 struct remote;
 struct upstream;
+struct hang_query;
 
 struct job {
     const struct mpiexec_options *opt;
@@ -301,6 +304,7 @@ struct job {
     double sigkill_at;          /* monotonic time to escalate to SIGKILL, 0: none */
     double timeout_at;          /* monotonic time of --timeout, 0: none */
     double drain_until;         /* after the last rank: give up on output pipes */
+    struct hang_query *hang;    /* a hang diagnosis waiting for the proxies' answers */
 };
 
 static inline double monotonic_now(void)
@@ -332,6 +336,13 @@ void job_rank_ended(struct job *job, struct rank *r);
  * write the report and print its summary on stderr. */
 int profile_prepare(struct mpiexec_options *opt, const char *job_id);
 void profile_finish(const struct mpiexec_options *opt);
+/* hang_query.c: the hang diagnosis (--timeout, SIGUSR1; docs/launch.md) */
+void hang_query_start(struct job *job, int then_kill);
+void hang_query_answer(struct job *job, int rank, const char *text, size_t len);
+void hang_query_check(struct job *job, double now);
+double hang_query_deadline(const struct job *job);
+void hang_query_proxy_answer(struct job *job);
+void hang_query_end(struct job *job);
 
 /* job_id.c */
 int job_id_generate(struct job *job);

@@ -387,6 +387,9 @@ static void frame_handle(struct job *job, const struct frame *f)
     case FRAME_SPAWN_RESULT:
         spawn_result(job, f);
         break;
+    case FRAME_HANG_QUERY:
+        hang_query_proxy_answer(job);
+        break;
     default:
         fprintf(stderr, "mpiexec proxy on %s: unknown frame type %d from the front end\n",
                 job->host, f->type);

@@ -253,6 +253,10 @@ static void frame_handle(struct job *job, struct proxy *p, const struct frame *f
         free(line);
         break;
     }
+    case FRAME_HANG_STATE:
+        if (frame_rank(job, p, f))
+            hang_query_answer(job, f->rank, f->payload, f->len);
+        break;
     case FRAME_DONE:
         p->done = 1;
         proxies_release_if_done(job);
