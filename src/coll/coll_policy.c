@@ -67,6 +67,11 @@ const char *uz_coll_alg_word(enum uz_coll_op op, int alg)
     return "?";
 }
 
+int uz_coll_tunable(enum uz_coll_op op)
+{
+    return *ops[op].tunable;
+}
+
 int uz_coll_policy_want(enum uz_coll_op op)
 {
     int t = *ops[op].tunable;

@@ -44,6 +44,9 @@ struct uz_coll_situation {
  * tunable: 0 auto, 1 shm named, -1 another algorithm named. */
 int uz_coll_policy_want(enum uz_coll_op op);
 
+/* The value of op's tunable (its word's row in base/params_coll.h). */
+int uz_coll_tunable(enum uz_coll_op op);
+
 /* Does the call go through the shared area (copying through it), when its
  * communicator lies within one host and the call blocks? */
 int uz_coll_shm_wanted(const struct uz_coll_situation *s, int want);
