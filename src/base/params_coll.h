@@ -11,7 +11,9 @@
  * make an enum and a table from one place.
  *
  * The first row of every list is auto, whose value is 0 (UZ_ALG_AUTO in
- * coll/coll_tune.h): the automatic choice by message size and rank count.
+ * coll/coll_tune.h): the automatic choice by message size and rank count,
+ * whose rules are coll/coll_policy.c's (`uzura_info --coll-table` prints
+ * them); an auto row's help says them in words and must follow them.
  * The words and their meaning are in docs/collectives.md; tests/coll forces
  * each algorithm by its word.
  *
@@ -82,7 +84,8 @@
     X(ALLGATHER_SHM, "shm", UZ_COLL_SHM_HELP)
 
 #define UZ_COLL_ALLTOALL_ALGORITHMS(X)                                                                          \
-    X(ALLTOALL_AUTO, "auto", "shm when all p blocks fit COLL_SHM_MAX or with more ranks than cores; bruck for " \
+    X(ALLTOALL_AUTO, "auto", "shm for blocks from COLL_PULL_MIN (pulled), when all p blocks fit "             \
+      "COLL_SHM_MAX, or with more ranks than cores; bruck for "                                                 \
       "blocks up to COLL_ALLTOALL_SHORT with 8 ranks or more; linear up to 4 ranks; pairwise")                  \
     X(ALLTOALL_PAIRWISE, "pairwise", "p-1 steps, each a permutation of the ranks")                              \
     X(ALLTOALL_BRUCK, "bruck", "log2 p steps of packed blocks")                                                 \
@@ -96,7 +99,7 @@
     X(ALLTOALLV_SHM, "shm", UZ_COLL_SHM_HELP)
 
 #define UZ_COLL_REDUCE_SCATTER_ALGORITHMS(X)                                                                  \
-    X(REDUCE_SCATTER_AUTO, "auto", "shm up to COLL_SHM_MAX or with more ranks than cores; "                   \
+    X(REDUCE_SCATTER_AUTO, "auto", "shm at every size (unless COLL_SHM_MAX is 0); "                           \
       "ring from COLL_ALLREDUCE_LONG (commutative operations); pairwise")                                     \
     X(REDUCE_SCATTER_PAIRWISE, "pairwise", "each rank sends block i to rank i, which combines in rank order") \
     X(REDUCE_SCATTER_RING, "ring", "ring reduce-scatter; commutative operations")                             \

@@ -13,6 +13,7 @@
 #include "base/lock.h"
 #include "coll/coll.h"
 #include "coll/coll_chosen.h"
+#include "coll/coll_policy.h"
 #include "coll/coll_shm.h"
 #include "coll/sched.h"
 #include "core/info.h"
@@ -150,6 +151,15 @@ static inline int uz_pof2_floor(int n)
  * array is NULL or memory ran out; build_err says which). */
 MPI_Count *uz_coll_counts(struct uz_sched *s, int n, struct uz_varray v);
 MPI_Aint *uz_coll_displs(struct uz_sched *s, int n, struct uz_varray v);
+
+/* The situation (coll_policy.h) of a call of op on comm moving `bytes`
+ * (as coll_policy.h measures them for op): the rest is filled in where an
+ * operation has it (commutative, units, fixed). */
+static inline struct uz_coll_situation uz_coll_situation(enum uz_coll_op op, const uz_comm *comm, size_t bytes)
+{
+    return (struct uz_coll_situation){ .op = op, .bytes = bytes, .p = comm->size, .fixed = 1,
+                                       .oversubscribed = uz_coll_host_oversubscribed() };
+}
 
 /* One call of a collective, blocking, nonblocking (`request` is its
  * output) or persistent (its MPI_*_init): takes the library lock, offers

@@ -93,21 +93,6 @@ static void allgather_bruck(struct uz_sched *s, int in_place, void *recvbuf, MPI
                       rtype);
 }
 
-static int choose(uz_comm *comm, size_t total, int fixed)
-{
-    int alg = uz_coll_forced(uz_config.coll_allgather, ALLGATHER_SHM);
-    int p = comm->size, pof2 = (p & (p - 1)) == 0;
-    if (alg == ALLGATHER_RECURSIVE_DOUBLING && (!pof2 || !fixed))
-        alg = fixed ? ALLGATHER_BRUCK : ALLGATHER_RING;
-    if (alg == ALLGATHER_BRUCK && !fixed)
-        alg = ALLGATHER_RING;
-    if (alg != UZ_ALG_AUTO)
-        return alg;
-    if (total >= uz_config.coll_allgather_long || !fixed)
-        return ALLGATHER_RING;
-    return pof2 ? ALLGATHER_RECURSIVE_DOUBLING : ALLGATHER_BRUCK;
-}
-
 /* Intercommunicators: all pairs across the two groups. */
 static void allgather_inter(struct uz_sched *s, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
                             const struct blocks *b)
@@ -142,7 +127,10 @@ static int build_allgather(struct uz_sched *s, const void *sendbuf, MPI_Count sc
         total += (size_t)(block_count(b, i) * b->dt->size);
     if (total == 0)
         return s->build_err;
-    switch (uz_coll_chose(UZ_COLL_OP_ALLGATHER, choose(comm, total, b->counts == NULL))) {
+    /* Equal blocks make total a multiple of p; v forms ring whatever the size. */
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_ALLGATHER, comm, total / (size_t)p);
+    sit.fixed = b->counts == NULL;
+    switch (uz_coll_chose(UZ_COLL_OP_ALLGATHER, uz_coll_mp_choice(&sit))) {
     case ALLGATHER_RECURSIVE_DOUBLING:
         allgather_recursive_doubling(s, b->buf, b->count, b->dt);
         break;

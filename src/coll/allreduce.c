@@ -156,19 +156,6 @@ static void allreduce_ring(struct uz_sched *s, void *acc, MPI_Count n)
     uz_rvec_allgather_ring(s, acc, cnts, displs);
 }
 
-static int choose(const struct uz_sched *s, size_t bytes, MPI_Count n)
-{
-    int alg = uz_coll_forced(uz_config.coll_allreduce, ALLREDUCE_SHM);
-    int p = s->comm->size;
-    if ((alg == ALLREDUCE_RABENSEIFNER || alg == ALLREDUCE_RING) && (!s->red.commutative || n < p))
-        alg = ALLREDUCE_RECURSIVE_DOUBLING;
-    if (alg != UZ_ALG_AUTO)
-        return alg;
-    if (bytes >= uz_config.coll_allreduce_long && s->red.commutative && n >= p && p > 2)
-        return ALLREDUCE_RABENSEIFNER;
-    return ALLREDUCE_RECURSIVE_DOUBLING;
-}
-
 int uz_build_allreduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count,
                        uz_datatype *dt, uz_op *op)
 {
@@ -181,7 +168,10 @@ int uz_build_allreduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, M
         uz_rvec_store(s, &v);
         return s->build_err;
     }
-    int alg = uz_coll_chose(UZ_COLL_OP_ALLREDUCE, choose(s, (size_t)(count * dt->size), v.n));
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_ALLREDUCE, s->comm, (size_t)(count * dt->size));
+    sit.commutative = s->red.commutative;
+    sit.units = v.n;
+    int alg = uz_coll_chose(UZ_COLL_OP_ALLREDUCE, uz_coll_mp_choice(&sit));
     if (alg == ALLREDUCE_REDUCE_BCAST) {
         uz_rvec_reduce_tree(s, v.in, v.n, 0, s->comm->rank == 0 ? v.work : NULL);
         uz_sched_fence(s);

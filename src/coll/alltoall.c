@@ -136,25 +136,19 @@ static int pack_aside(struct uz_sched *s, int n, const struct side *rcv, struct 
     return MPI_SUCCESS;
 }
 
+/* The algorithm, in Alltoall's words (Alltoallv/w have their own tunable
+ * and words, and pick among linear and pairwise). */
 static int choose(uz_comm *comm, const struct side *rcv)
 {
-    int p = comm->size;
-    int fixed = rcv->counts == NULL;
-    if (fixed) {
-        int alg = uz_coll_forced(uz_config.coll_alltoall, ALLTOALL_SHM);
-        if (alg != UZ_ALG_AUTO)
-            return alg;
-        size_t b = (size_t)(rcv->count * rcv->dt->size);
-        if (p >= 8 && b <= uz_config.coll_alltoall_short)
-            return ALLTOALL_BRUCK;
-        return p <= 4 ? ALLTOALL_LINEAR : ALLTOALL_PAIRWISE;
+    if (rcv->counts == NULL) {
+        struct uz_coll_situation sit =
+            uz_coll_situation(UZ_COLL_OP_ALLTOALL, comm, (size_t)(rcv->count * rcv->dt->size));
+        return uz_coll_chose(UZ_COLL_OP_ALLTOALL, uz_coll_mp_choice(&sit));
     }
-    int alg = uz_coll_forced(uz_config.coll_alltoallv, ALLTOALLV_SHM);
-    if (alg == ALLTOALLV_LINEAR)
-        return ALLTOALL_LINEAR;
-    if (alg == ALLTOALLV_PAIRWISE)
-        return ALLTOALL_PAIRWISE;
-    return p <= 4 ? ALLTOALL_LINEAR : ALLTOALL_PAIRWISE;
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_ALLTOALLV, comm, 0);
+    sit.fixed = 0;
+    int alg = uz_coll_chose(UZ_COLL_OP_ALLTOALLV, uz_coll_mp_choice(&sit));
+    return alg == ALLTOALLV_LINEAR ? ALLTOALL_LINEAR : ALLTOALL_PAIRWISE;
 }
 
 static int build_alltoall(struct uz_sched *s, int in_place, struct side snd, const struct side *rcv)
@@ -173,10 +167,6 @@ static int build_alltoall(struct uz_sched *s, int in_place, struct side snd, con
     }
     int p = comm->size, r = comm->rank;
     int alg = choose(comm, rcv);
-    if (rcv->counts)            /* Alltoallv/w: named by their own tunable's words */
-        uz_coll_chose(UZ_COLL_OP_ALLTOALLV, alg == ALLTOALL_LINEAR ? ALLTOALLV_LINEAR : ALLTOALLV_PAIRWISE);
-    else
-        uz_coll_chose(UZ_COLL_OP_ALLTOALL, alg);
     if (in_place) {
         if (p == 1)
             return MPI_SUCCESS;

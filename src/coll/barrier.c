@@ -56,8 +56,8 @@ int uz_build_barrier(struct uz_sched *s)
 {
     if (s->comm->size == 1)
         return MPI_SUCCESS;
-    int alg = uz_coll_chose(UZ_COLL_OP_BARRIER,
-                            uz_config.coll_barrier == BARRIER_TREE ? BARRIER_TREE : BARRIER_DISSEMINATION);
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_BARRIER, s->comm, 0);
+    int alg = uz_coll_chose(UZ_COLL_OP_BARRIER, uz_coll_mp_choice(&sit));
     if (alg == BARRIER_TREE) {
         fan_in(s);
         uz_sched_fence(s);

@@ -115,20 +115,12 @@ static void bcast_scatter_allgather(struct uz_sched *s, void *buf, MPI_Count cou
         uz_sched_copy(s, bytes, (MPI_Count)n, byte, buf, count, dt);
 }
 
-static int choose(uz_comm *comm, size_t bytes)
-{
-    if (uz_config.coll_bcast != UZ_ALG_AUTO)
-        return uz_config.coll_bcast;
-    if (bytes >= uz_config.coll_bcast_long && comm->size > 2)
-        return BCAST_SCATTER_ALLGATHER;
-    return BCAST_BINOMIAL;
-}
-
 int uz_build_bcast(struct uz_sched *s, void *buf, MPI_Count count, uz_datatype *dt, int root)
 {
     if (s->comm->size == 1 || count == 0 || dt->size == 0)
         return MPI_SUCCESS;
-    switch (uz_coll_chose(UZ_COLL_OP_BCAST, choose(s->comm, (size_t)(count * dt->size)))) {
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_BCAST, s->comm, (size_t)(count * dt->size));
+    switch (uz_coll_chose(UZ_COLL_OP_BCAST, uz_coll_mp_choice(&sit))) {
     case BCAST_SCATTER_ALLGATHER:
         bcast_scatter_allgather(s, buf, count, dt, root);
         break;

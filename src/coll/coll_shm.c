@@ -358,41 +358,9 @@ int uz_coll_host_oversubscribed(void)
     return answer;
 }
 
-/* Does the call go through shared memory?  Measured here (docs/
- * collectives.md):
- *  - synchronizing operations (every rank waits for every other: barrier,
- *    allreduce, allgather, alltoall, reduce_scatter): with a core per rank,
- *    up to COLL_SHM_MAX (beyond, message passing copies once by
- *    cross-memory attach where the area copies twice); with more ranks
- *    than cores, at every size: the message-passing algorithms have
- *    several rounds in which a rank waits for one particular other, each a
- *    trip through the scheduler, where an area operation needs about one;
- *  - rooted operations (bcast, reduce, gather, scatter), whose non-roots
- *    need not wait: back-to-back calls pipeline through eager messages
- *    better than through the area, so only with more ranks than cores and
- *    above COLL_SHM_ROOTED_MIN;
- *  - gather and scatter blocks from COLL_PULL_MIN not at all: the root's
- *    one-copy rendezvous with each rank beat the area's two copies 3x at
- *    np 4 from 256 KiB (issue 27). */
-enum shm_class { SYNC, ROOTED, ROOTED_BLOCKS };
-
-static int wanted(int want, size_t bytes, enum shm_class cls)
-{
-    if (want < 0)
-        return 0;
-    if (want > 0)
-        return 1;
-    if (uz_config.coll_shm_max == 0)
-        return 0;
-    if (cls == ROOTED_BLOCKS && uz_config.coll_pull_min > 0 && bytes >= uz_config.coll_pull_min)
-        return 0;
-    if (cls != SYNC)
-        return uz_coll_host_oversubscribed() && bytes > uz_config.coll_shm_rooted_min;
-    return bytes <= uz_config.coll_shm_max || uz_coll_host_oversubscribed();
-}
-
 /* Which collectives go through a shared area on this host, and why: one
- * sentence for UZURA_VERBOSE, from the same rules as wanted() and setup(). */
+ * sentence for UZURA_VERBOSE, from the same rules as uz_coll_shm_wanted()
+ * (coll_policy.c) and setup(). */
 void uz_coll_shm_describe(char *buf, size_t len)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -430,7 +398,8 @@ static void meet(struct uz_coll_shm *sh)
 
 int uz_shm_barrier(uz_comm *comm, int want)
 {
-    if (want < 0 || (want == 0 && uz_config.coll_shm_max == 0))
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_BARRIER, comm, 0);
+    if (!uz_coll_shm_wanted(&sit, want))
         return UZ_SHM_DECLINED;
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)
@@ -444,7 +413,8 @@ int uz_shm_barrier(uz_comm *comm, int want)
 int uz_shm_bcast(void *buf, MPI_Count count, uz_datatype *dt, int root, uz_comm *comm, int want)
 {
     size_t n = (size_t)(count * dt->size);
-    if (!wanted(want, n, ROOTED) || n == 0)
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_BCAST, comm, n);
+    if (!uz_coll_shm_wanted(&sit, want) || n == 0)
         return UZ_SHM_DECLINED;
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)
@@ -518,7 +488,8 @@ static int reduce_common(const void *sendbuf, void *recvbuf, MPI_Count count, uz
                          uz_comm *comm, int want)
 {
     size_t n = (size_t)(count * dt->size);
-    if (!wanted(want, n, root < 0 ? SYNC : ROOTED) || n == 0)
+    struct uz_coll_situation sit = uz_coll_situation(root < 0 ? UZ_COLL_OP_ALLREDUCE : UZ_COLL_OP_REDUCE, comm, n);
+    if (!uz_coll_shm_wanted(&sit, want) || n == 0)
         return UZ_SHM_DECLINED;
     struct uz_reducer r;
     if (uz_reducer_init(&r, op, dt, 0) != MPI_SUCCESS || !r.packed)
@@ -597,10 +568,9 @@ int uz_shm_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count *c
         total += counts[i];
         most = counts[i] > most ? counts[i] : most;
     }
-    /* Measured: through the area at every size, even with a core per rank
-     * (message passing needs a copy of the whole vector per rank). */
     size_t n = (size_t)(total * dt->size);
-    if (!wanted(want, 0, SYNC) || n == 0)
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_REDUCE_SCATTER, comm, n);
+    if (!uz_coll_shm_wanted(&sit, want) || n == 0)
         return UZ_SHM_DECLINED;
     struct uz_reducer r;
     if (uz_reducer_init(&r, op, dt, 0) != MPI_SUCCESS || !r.packed || sendbuf == recvbuf)
@@ -666,15 +636,16 @@ int uz_shm_allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, 
 {
     size_t b = (size_t)(rcount * rtype->size);
     /* Large blocks are pulled whenever the area may be used at all. */
-    int pull = want >= 0 && uz_config.coll_shm_max > 0 && uz_config.coll_pull_min > 0 && b >= uz_config.coll_pull_min;
-    if ((!pull && !wanted(want, b, SYNC)) || b == 0)
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_ALLGATHER, comm, b);
+    int pull = uz_coll_shm_pull(&sit, want), copy = uz_coll_shm_wanted(&sit, want);
+    if ((!pull && !copy) || b == 0)
         return UZ_SHM_DECLINED;
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)
         return UZ_SHM_DECLINED;
     if (pull) {
         int err = allgather_pull(sh, sendbuf, scount, stype, recvbuf, rcount, rtype, comm, b);
-        if (err != UZ_SHM_DECLINED || !wanted(want, b, SYNC))
+        if (err != UZ_SHM_DECLINED || !copy)
             return err;
     }
     struct lane *L = lane_for(sh, b);
@@ -718,7 +689,9 @@ int uz_shm_allgatherv(const void *sendbuf, MPI_Count scount, uz_datatype *stype,
         most = b > most ? b : most;
         total += b;
     }
-    if (!wanted(want, total / (size_t)p, SYNC) || most == 0)
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_ALLGATHER, comm, total / (size_t)p);
+    sit.fixed = 0;
+    if (!uz_coll_shm_wanted(&sit, want) || most == 0)
         return UZ_SHM_DECLINED;
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)
@@ -757,7 +730,8 @@ int uz_shm_gather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, voi
 {
     int me = comm->rank, p = comm->size;
     size_t b = (size_t)(me == root ? rcount * rtype->size : scount * stype->size);
-    if (!wanted(want, b, ROOTED_BLOCKS) || b == 0 || (sendbuf == MPI_IN_PLACE && me != root))
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_GATHER, comm, b);
+    if (!uz_coll_shm_wanted(&sit, want) || b == 0 || (sendbuf == MPI_IN_PLACE && me != root))
         return UZ_SHM_DECLINED;
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)
@@ -793,7 +767,8 @@ int uz_shm_scatter(const void *sendbuf, MPI_Count scount, uz_datatype *stype, vo
 {
     int me = comm->rank, p = comm->size;
     size_t b = (size_t)(me == root ? scount * stype->size : rcount * rtype->size);
-    if (!wanted(want, b, ROOTED_BLOCKS) || b == 0 || (recvbuf == MPI_IN_PLACE && me != root))
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_SCATTER, comm, b);
+    if (!uz_coll_shm_wanted(&sit, want) || b == 0 || (recvbuf == MPI_IN_PLACE && me != root))
         return UZ_SHM_DECLINED;
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)
@@ -1010,15 +985,16 @@ int uz_shm_alltoall(const void *sendbuf, MPI_Count scount, uz_datatype *stype, v
     size_t b = (size_t)(rcount * rtype->size);
     /* Large blocks are pulled whenever the area may be used at all: one
      * copy beats both the area's two and message passing's rounds. */
-    int pull = want >= 0 && uz_config.coll_shm_max > 0 && uz_config.coll_pull_min > 0 && b >= uz_config.coll_pull_min;
-    if ((!pull && !wanted(want, b * p, SYNC)) || b == 0)
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_ALLTOALL, comm, b);
+    int pull = uz_coll_shm_pull(&sit, want), copy = uz_coll_shm_wanted(&sit, want);
+    if ((!pull && !copy) || b == 0)
         return UZ_SHM_DECLINED;
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)
         return UZ_SHM_DECLINED;
     if (pull) {
         int err = alltoall_pull(sh, sendbuf, scount, stype, recvbuf, rcount, rtype, comm, b);
-        if (err != UZ_SHM_DECLINED || !wanted(want, b * p, SYNC))
+        if (err != UZ_SHM_DECLINED || !copy)
             return err;
     }
     struct lane *L = lane_for(sh, b * p);
@@ -1159,7 +1135,8 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
                      void *const *rbufs, const MPI_Count *rcounts, uz_datatype *const *rtypes, uz_comm *comm,
                      int want, size_t *progress)
 {
-    if (want < 0 || (want == 0 && (uz_config.coll_shm_max == 0 || !uz_coll_host_oversubscribed())))
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_ALLTOALLV, comm, 0);
+    if (!uz_coll_shm_wanted(&sit, want))
         return UZ_SHM_DECLINED;
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)

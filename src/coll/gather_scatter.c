@@ -220,12 +220,10 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a, int to_root)
         return s->build_err;
     }
     size_t b = (size_t)(comm->rank == x.root ? x.count * x.all_dt->size : x.mine_count * x.mine_dt->size);
-    int alg = to_root ? uz_config.coll_gather : uz_config.coll_scatter;
-    int binomial = to_root ? GATHER_BINOMIAL : SCATTER_BINOMIAL;
-    int use_binomial = alg == UZ_ALG_AUTO ? comm->size > 4 && b <= 1024 : alg == binomial && comm->size > 1;
-    uz_coll_chose(to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER,
-                  use_binomial ? binomial : to_root ? GATHER_LINEAR : SCATTER_LINEAR);
-    if (use_binomial)
+    enum uz_coll_op op = to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER;
+    struct uz_coll_situation sit = uz_coll_situation(op, comm, b);
+    int alg = uz_coll_chose(op, uz_coll_mp_choice(&sit));
+    if (alg == (to_root ? GATHER_BINOMIAL : SCATTER_BINOMIAL))
         rooted_binomial(s, &x);
     else
         rooted_linear(s, &x, 0);

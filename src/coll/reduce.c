@@ -100,19 +100,6 @@ static void reduce_scatter_gather(struct uz_sched *s, const void *in, MPI_Count 
     uz_sched_fence(s);
 }
 
-static int choose(const struct uz_sched *s, size_t bytes, MPI_Count n)
-{
-    int alg = uz_coll_forced(uz_config.coll_reduce, REDUCE_SHM);
-    int p = s->comm->size;
-    if (alg == REDUCE_SCATTER_GATHER && (!s->red.commutative || n < p))
-        alg = REDUCE_BINOMIAL;
-    if (alg != UZ_ALG_AUTO)
-        return alg;
-    if (bytes >= uz_config.coll_reduce_long && s->red.commutative && n >= p && p > 2)
-        return REDUCE_SCATTER_GATHER;
-    return REDUCE_BINOMIAL;
-}
-
 /* The intracommunicator builder, in line in both its callers: MPI_Reduce's
  * own entry, where a small reduction is mostly call overhead, and the
  * builders that reduce on the way (uz_build_reduce). */
@@ -125,7 +112,10 @@ static UZ_ALWAYS_INLINE int build_intra(struct uz_sched *s, const void *sendbuf,
     int err = uz_rvec_begin(s, &v, sendbuf, recvbuf, count, dt, op, 1, root);
     if (err || v.n == 0)
         return err;
-    switch (uz_coll_chose(UZ_COLL_OP_REDUCE, choose(s, (size_t)(count * dt->size), v.n))) {
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_REDUCE, comm, (size_t)(count * dt->size));
+    sit.commutative = s->red.commutative;
+    sit.units = v.n;
+    switch (uz_coll_chose(UZ_COLL_OP_REDUCE, uz_coll_mp_choice(&sit))) {
     case REDUCE_SCATTER_GATHER:
         reduce_scatter_gather(s, v.in, v.n, root, is_root ? v.work : NULL);
         break;

@@ -75,18 +75,6 @@ static void reduce_scatter_reduce_scatterv(struct uz_sched *s, const void *in, c
     uz_sched_copy_units(s, vec, acc, 0, l->cnts[0]);
 }
 
-static int choose(const struct uz_sched *s, size_t bytes, const struct layout *l)
-{
-    int alg = uz_coll_forced(uz_config.coll_reduce_scatter, REDUCE_SCATTER_SHM);
-    if (alg == REDUCE_SCATTER_RING && !s->red.commutative)
-        alg = REDUCE_SCATTER_PAIRWISE;
-    if (alg != UZ_ALG_AUTO)
-        return alg;
-    if (s->red.commutative && bytes >= uz_config.coll_allreduce_long)
-        return REDUCE_SCATTER_RING;
-    return REDUCE_SCATTER_PAIRWISE;
-}
-
 static MPI_Count sum(const MPI_Count *counts, int p)
 {
     MPI_Count total = 0;
@@ -129,8 +117,10 @@ static int build_intra(struct uz_sched *s, const void *sendbuf, void *recvbuf, c
     void *acc = uz_rvec_scratch(s, l.cnts[r]);
     if (!acc)
         return s->build_err;
-    switch (uz_coll_chose(UZ_COLL_OP_REDUCE_SCATTER,
-                          p == 1 ? REDUCE_SCATTER_PAIRWISE : choose(s, (size_t)(total * dt->size), &l))) {
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_REDUCE_SCATTER, s->comm, (size_t)(total * dt->size));
+    sit.commutative = s->red.commutative;
+    sit.units = l.total;
+    switch (uz_coll_chose(UZ_COLL_OP_REDUCE_SCATTER, uz_coll_mp_choice(&sit))) {
     case REDUCE_SCATTER_RING:
         reduce_scatter_ring(s, v.in, &l, acc);
         break;

@@ -92,20 +92,6 @@ static void scan_linear(struct uz_sched *s, const void *in, void *result, MPI_Co
         uz_sched_send_units(s, result, 0, n, r + 1);
 }
 
-/* The chain: each rank waits only for the one below, which leaves after
- * its send, so back-to-back scans pipeline (np 4 on 2 cores: 0.3 us a
- * call where recursive doubling's pairwise waits took 35 us, and
- * milliseconds from 256 KiB), and each vector crosses once instead of
- * log2 p times.  Recursive doubling only for many ranks, each with a core,
- * and short vectors, where its log2 p latency counts. */
-static int scan_choice(int p, size_t bytes)
-{
-    enum { CHAIN_MAX_RANKS = 8, CHAIN_MIN_BYTES = 16384 };
-    if (p <= CHAIN_MAX_RANKS || bytes >= CHAIN_MIN_BYTES || uz_coll_host_oversubscribed())
-        return SCAN_LINEAR;
-    return SCAN_RECURSIVE_DOUBLING;
-}
-
 static int build_scan(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt,
                       uz_op *op, int exclusive)
 {
@@ -116,10 +102,8 @@ static int build_scan(struct uz_sched *s, const void *sendbuf, void *recvbuf, MP
     int err = uz_rvec_begin(s, &v, sendbuf, recvbuf, count, dt, op, 0, 0);
     if (err || v.n == 0)
         return err;
-    int alg = uz_config.coll_scan;
-    if (alg == UZ_ALG_AUTO)
-        alg = scan_choice(s->comm->size, (size_t)(count * dt->size));
-    uz_coll_chose(UZ_COLL_OP_SCAN, alg);
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_SCAN, s->comm, (size_t)(count * dt->size));
+    int alg = uz_coll_chose(UZ_COLL_OP_SCAN, uz_coll_mp_choice(&sit));
     if (alg == SCAN_LINEAR)
         scan_linear(s, v.in, v.work, v.n, exclusive);
     else

@@ -2,14 +2,15 @@
 # uzura_info.sh — build/bin/uzura_info: `version`, `params`, `choices` (the words of enum
 # tunables), `unknown_env`, `transports` (the library's registration table), `usage`,
 # `prefix` (installed copies name the prefix they are installed at), and the MPI_T
-# listings: `mpit_param` (--param NAME), `mpit_pvars` (--pvars) and `mpit_all` (--all).
+# listings: `mpit_param` (--param NAME), `mpit_pvars` (--pvars) and `mpit_all` (--all);
+# `coll_table` (--coll-table: the collectives' algorithms under UZURA_COLL_* overrides).
 set -euo pipefail
 source "$(dirname "$0")/testlib.sh"
 info=$UZ_BUILD_DIR/bin/uzura_info
 # A clean environment: no UZURA_* variables but the ones a case sets.
 for v in $(compgen -e | grep '^UZURA_' || true); do unset "$v"; done
 
-case ${1:?usage: uzura_info.sh version|params|choices|unknown_env|transports|usage|prefix|mpit_param|mpit_pvars|mpit_all} in
+case ${1:?usage: uzura_info.sh version|params|choices|unknown_env|transports|usage|prefix|mpit_param|mpit_pvars|mpit_all|coll_table} in
 version)
     expect_eq "--version" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" "$("$info" --version)"
     expect_eq "first line of the full report" "Uzura $UZ_VERSION (MPI 5.0, standard ABI 1.0)" \
@@ -172,6 +173,59 @@ mpit_all)
         "$(grep '^MPI_T control variables' <<<"$out")"
     expect_eq "the events" "unexpected_message_arrived rendezvous_started peer_declared_dead udp_retransmit" \
         "$("$info" --events | awk '/^  [a-z]/ {printf "%s%s", s, $1; s = " "}')"
+    ;;
+coll_table)
+    # One operation's table: `section OUT NAME`; the cells of one row of it,
+    # one per line: `cells SECTION ROW` (ROW "4 MiB", or "-" for barrier).
+    section() { awk -v h="### $2: " 'index($0, h) == 1 {on = 1; print; next} /^### / {on = 0} on' <<<"$1"; }
+    cells() { grep "^| $2 " <<<"$1" | awk -F'|' '{for (i = 3; i < NF; i++) {gsub(/ /, "", $i); print $i}}'; }
+    base=$("$info" --coll-table)
+    hosts=$("$info" --coll-table=hosts)
+    ops="barrier bcast reduce allreduce gather scatter allgather alltoall alltoallv reduce_scatter scan"
+    for op in $ops; do
+        [ -n "$(section "$base" "$op")" ] || fail "no table for $op"
+    done
+    expect_eq "auto, one host: 64 ranks with a core each broadcast 4 MiB by scatter_allgather" \
+        "scatter_allgather" "$(cells "$(section "$base" bcast)" "4 MiB" | sed -n 9p)"
+    expect_eq "auto, one host: allreduce of 8 bytes through the area" "shm" \
+        "$(cells "$(section "$base" allreduce)" "8 B" | sort -u)"
+    expect_eq "across hosts no cell is shm" "" "$(grep -E '\| shm +\|' <<<"$hosts" || true)"
+    # Each word of each UZURA_COLL_<OP> forces its algorithm: in the 4 MiB
+    # row every column says it (no fallback applies to doubles summed
+    # there), the heading names it, and every other table stays as it was.
+    for op in $ops; do
+        var=COLL_${op^^}
+        words=$(sed -n "/^  UZURA_$var /{n;s/.*; one of //p}" <<<"$("$info" --params)")
+        [ -n "$words" ] || fail "no words for UZURA_$var"
+        row="4 MiB"
+        [ "$op" = barrier ] && row="-"
+        for w in ${words//|/ }; do
+            [ "$w" = auto ] && continue
+            out=$(env "UZURA_$var=$w" "$info" --coll-table)
+            expect_eq "UZURA_$var=$w: the heading" "### $op: UZURA_$var=$w" "$(grep "^### $op: " <<<"$out")"
+            expect_eq "UZURA_$var=$w: the $row row" "$w" "$(cells "$(section "$out" "$op")" "$row" | sort -u)"
+            for other in $ops; do
+                [ "$other" = "$op" ] && continue
+                [ "$(section "$out" "$other")" = "$(section "$base" "$other")" ] ||
+                    fail "UZURA_$var=$w changed the $other table"
+            done
+            if [ "$w" = shm ]; then
+                expect_eq "UZURA_$var=shm across hosts: message passing" "" \
+                    "$(section "$(env "UZURA_$var=shm" "$info" --coll-table=hosts)" "$op" | grep -E '\| shm +\|' || true)"
+            fi
+        done
+    done
+    # A size threshold moves the crossover.
+    expect_eq "UZURA_COLL_BCAST_LONG=1k: 4 KiB at 4 ranks by scatter_allgather" "scatter_allgather" \
+        "$(cells "$(section "$(UZURA_COLL_BCAST_LONG=1k "$info" --coll-table)" bcast)" "4 KiB" | sed -n 3p)"
+    expect_eq "UZURA_COLL_SHM_MAX=0: no shared area" "" \
+        "$(UZURA_COLL_SHM_MAX=0 "$info" --coll-table | grep -E '\| shm +\|' || true)"
+    # An invalid word: exit 2 and a message naming the words.
+    expect_status "UZURA_COLL_BCAST=bogus" 2 env UZURA_COLL_BCAST=bogus "$info" --coll-table
+    expect_eq "UZURA_COLL_BCAST=bogus names the words" \
+        'uzura_info: UZURA_COLL_BCAST="bogus" is not a valid enum (choose one of auto|binomial|scatter_allgather|linear|shm)' \
+        "$(UZURA_COLL_BCAST=bogus "$info" --coll-table 2>&1 >/dev/null || true)"
+    expect_status "an unknown variant" 2 "$info" --coll-table=elsewhere
     ;;
 *) fail "unknown case $1" ;;
 esac

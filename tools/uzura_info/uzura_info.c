@@ -2,7 +2,8 @@
  * uzura_info.c — says what this copy of Uzura is: versions, how it was
  * built, the transports compiled in, and every tunable (UZURA_* environment
  * variable) with its type, default and help; with --all, --param, --pvars
- * and --events, what a tool sees through MPI_T (mpit_listing.c).
+ * and --events, what a tool sees through MPI_T (mpit_listing.c); with
+ * --coll-table, which algorithm each collective picks (coll_table.c).
  *
  * The tunables come straight from the table in src/base/params.c, which is
  * compiled into this program, so the list can never drift from what the
@@ -18,6 +19,7 @@
 
 #include "base/params.h"
 #include "build_info.h"
+#include "coll_table.h"
 #include "install_prefix.h"
 #include "mpit_listing.h"
 #include "transports.h"
@@ -168,7 +170,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: uzura_info [--params | --all | --param NAME | --pvars | --events | --categories |\n"
-            "                   --markdown | --version | --unknown-env | --help]\n"
+            "                   --markdown | --coll-table[=hosts] | --version | --unknown-env | --help]\n"
             "  (no option)    versions, build options, transports and tunables\n"
             "  --params       only the tunables (UZURA_* environment variables)\n"
             "  --all          everything: the report, then every MPI_T control variable with its\n"
@@ -179,6 +181,11 @@ static void usage(FILE *out)
             "  --events       the MPI_T events\n"
             "  --categories   the MPI_T categories and how many variables each holds\n"
             "  --markdown     the MPI_T tables of docs/tools-interface.md\n"
+            "  --coll-table   the algorithm each collective picks by message size, ranks and ranks\n"
+            "                 per core, blocking calls within one host, under the UZURA_COLL_*\n"
+            "                 settings in the environment (docs/collectives.md)\n"
+            "  --coll-table=hosts  the same for communicators spanning hosts, and for nonblocking\n"
+            "                 and persistent calls (no shared area)\n"
             "  --version      only the version line\n"
             "  --unknown-env  list UZURA_* variables in the environment that are not\n"
             "                 tunables (likely misspelled); exit 1 if there are any\n"
@@ -225,6 +232,10 @@ int main(int argc, char **argv)
         return uz_info_print_events();
     } else if (strcmp(opt, "--categories") == 0) {
         return uz_info_print_categories();
+    } else if (strcmp(opt, "--coll-table") == 0) {
+        return uz_info_print_coll_table(NULL);
+    } else if (strncmp(opt, "--coll-table=", 13) == 0) {
+        return uz_info_print_coll_table(opt + 13);
     } else if (strcmp(opt, "--markdown") == 0) {
         return uz_info_print_markdown();
     } else if (strcmp(opt, "--all") == 0) {

@@ -1,0 +1,307 @@
+/*
+ * coll_policy.c — the rules that pick each collective's algorithm
+ * (coll_policy.h), measured as docs/collectives.md tells; uzura_info
+ * compiles this file in to print them as a table.
+ */
+#include "coll/coll_policy.h"
+
+#include "coll/coll_tune.h"
+
+/* ------------------------------------------------- the operations */
+
+#define WORD(id, word, help) word,
+static const char *const barrier_words[] = { UZ_COLL_BARRIER_ALGORITHMS(WORD) NULL };
+static const char *const bcast_words[] = { UZ_COLL_BCAST_ALGORITHMS(WORD) NULL };
+static const char *const reduce_words[] = { UZ_COLL_REDUCE_ALGORITHMS(WORD) NULL };
+static const char *const allreduce_words[] = { UZ_COLL_ALLREDUCE_ALGORITHMS(WORD) NULL };
+static const char *const gather_words[] = { UZ_COLL_GATHER_ALGORITHMS(WORD) NULL };
+static const char *const scatter_words[] = { UZ_COLL_SCATTER_ALGORITHMS(WORD) NULL };
+static const char *const allgather_words[] = { UZ_COLL_ALLGATHER_ALGORITHMS(WORD) NULL };
+static const char *const alltoall_words[] = { UZ_COLL_ALLTOALL_ALGORITHMS(WORD) NULL };
+static const char *const alltoallv_words[] = { UZ_COLL_ALLTOALLV_ALGORITHMS(WORD) NULL };
+static const char *const reduce_scatter_words[] = { UZ_COLL_REDUCE_SCATTER_ALGORITHMS(WORD) NULL };
+static const char *const scan_words[] = { UZ_COLL_SCAN_ALGORITHMS(WORD) NULL };
+#undef WORD
+
+struct op_desc {
+    const char *name, *tunable_name;
+    const int *tunable;
+    int shm;                    /* the word naming shm; -1: none */
+    const char *const *words;
+};
+
+static const struct op_desc ops[UZ_COLL_OPS] = {
+    [UZ_COLL_OP_BARRIER] = { "barrier", "COLL_BARRIER", &uz_config.coll_barrier, BARRIER_SHM, barrier_words },
+    [UZ_COLL_OP_BCAST] = { "bcast", "COLL_BCAST", &uz_config.coll_bcast, BCAST_SHM, bcast_words },
+    [UZ_COLL_OP_REDUCE] = { "reduce", "COLL_REDUCE", &uz_config.coll_reduce, REDUCE_SHM, reduce_words },
+    [UZ_COLL_OP_ALLREDUCE] = { "allreduce", "COLL_ALLREDUCE", &uz_config.coll_allreduce, ALLREDUCE_SHM,
+                               allreduce_words },
+    [UZ_COLL_OP_GATHER] = { "gather", "COLL_GATHER", &uz_config.coll_gather, GATHER_SHM, gather_words },
+    [UZ_COLL_OP_SCATTER] = { "scatter", "COLL_SCATTER", &uz_config.coll_scatter, SCATTER_SHM, scatter_words },
+    [UZ_COLL_OP_ALLGATHER] = { "allgather", "COLL_ALLGATHER", &uz_config.coll_allgather, ALLGATHER_SHM,
+                               allgather_words },
+    [UZ_COLL_OP_ALLTOALL] = { "alltoall", "COLL_ALLTOALL", &uz_config.coll_alltoall, ALLTOALL_SHM,
+                              alltoall_words },
+    [UZ_COLL_OP_ALLTOALLV] = { "alltoallv", "COLL_ALLTOALLV", &uz_config.coll_alltoallv, ALLTOALLV_SHM,
+                               alltoallv_words },
+    [UZ_COLL_OP_REDUCE_SCATTER] = { "reduce_scatter", "COLL_REDUCE_SCATTER", &uz_config.coll_reduce_scatter,
+                                    REDUCE_SCATTER_SHM, reduce_scatter_words },
+    [UZ_COLL_OP_SCAN] = { "scan", "COLL_SCAN", &uz_config.coll_scan, -1, scan_words },
+};
+
+const char *uz_coll_op_name(enum uz_coll_op op)
+{
+    return ops[op].name;
+}
+
+const char *uz_coll_op_tunable(enum uz_coll_op op)
+{
+    return ops[op].tunable_name;
+}
+
+const char *uz_coll_alg_word(enum uz_coll_op op, int alg)
+{
+    for (int i = 0; ops[op].words[i]; i++)
+        if (i == alg)
+            return ops[op].words[i];
+    return "?";
+}
+
+int uz_coll_tunable(enum uz_coll_op op)
+{
+    return *ops[op].tunable;
+}
+
+int uz_coll_policy_want(enum uz_coll_op op)
+{
+    int t = *ops[op].tunable;
+    return t == UZ_ALG_AUTO ? 0 : t == ops[op].shm ? 1 : -1;
+}
+
+/* ------------------------------------------------- the shared area */
+
+/* Does the call go through shared memory?  Measured (docs/collectives.md):
+ *  - synchronizing operations (every rank waits for every other: barrier,
+ *    allreduce, allgather, alltoall, reduce_scatter): with a core per rank,
+ *    up to COLL_SHM_MAX (beyond, message passing copies once by
+ *    cross-memory attach where the area copies twice); with more ranks
+ *    than cores, at every size: the message-passing algorithms have
+ *    several rounds in which a rank waits for one particular other, each a
+ *    trip through the scheduler, where an area operation needs about one;
+ *  - rooted operations (bcast, reduce, gather, scatter), whose non-roots
+ *    need not wait: back-to-back calls pipeline through eager messages
+ *    better than through the area, so only with more ranks than cores and
+ *    above COLL_SHM_ROOTED_MIN;
+ *  - gather and scatter blocks from COLL_PULL_MIN not at all: the root's
+ *    one-copy rendezvous with each rank beat the area's two copies 3x at
+ *    np 4 from 256 KiB (issue 27). */
+enum shm_class { SYNC, ROOTED, ROOTED_BLOCKS };
+
+static int wanted(int want, size_t bytes, enum shm_class cls, int oversubscribed)
+{
+    if (want < 0)
+        return 0;
+    if (want > 0)
+        return 1;
+    if (uz_config.coll_shm_max == 0)
+        return 0;
+    if (cls == ROOTED_BLOCKS && uz_config.coll_pull_min > 0 && bytes >= uz_config.coll_pull_min)
+        return 0;
+    if (cls != SYNC)
+        return oversubscribed && bytes > uz_config.coll_shm_rooted_min;
+    return bytes <= uz_config.coll_shm_max || oversubscribed;
+}
+
+int uz_coll_shm_pull(const struct uz_coll_situation *s, int want)
+{
+    if (!s->fixed || (s->op != UZ_COLL_OP_ALLGATHER && s->op != UZ_COLL_OP_ALLTOALL))
+        return 0;
+    return want >= 0 && uz_config.coll_shm_max > 0 && uz_config.coll_pull_min > 0 &&
+           s->bytes >= uz_config.coll_pull_min;
+}
+
+int uz_coll_shm_wanted(const struct uz_coll_situation *s, int want)
+{
+    int over = s->oversubscribed;
+    switch (s->op) {
+    case UZ_COLL_OP_BARRIER:
+        return wanted(want, 0, SYNC, over);
+    case UZ_COLL_OP_BCAST:
+    case UZ_COLL_OP_REDUCE:
+        return wanted(want, s->bytes, ROOTED, over);
+    case UZ_COLL_OP_ALLREDUCE:
+    case UZ_COLL_OP_ALLGATHER:
+        return wanted(want, s->bytes, SYNC, over);
+    case UZ_COLL_OP_GATHER:
+    case UZ_COLL_OP_SCATTER:
+        return wanted(want, s->bytes, ROOTED_BLOCKS, over);
+    case UZ_COLL_OP_ALLTOALL:
+        /* Every rank's p blocks share the area. */
+        return wanted(want, s->bytes * (size_t)s->p, SYNC, over);
+    case UZ_COLL_OP_ALLTOALLV:
+        /* With a core per rank the pairwise exchange was as fast. */
+        if (want != 0)
+            return want > 0;
+        return uz_config.coll_shm_max != 0 && over;
+    case UZ_COLL_OP_REDUCE_SCATTER:
+        /* Measured: through the area at every size, even with a core per
+         * rank (message passing needs a copy of the whole vector per rank). */
+        return wanted(want, 0, SYNC, over);
+    case UZ_COLL_OP_SCAN:
+    case UZ_COLL_OPS:
+        break;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------- message passing */
+
+static int barrier_choice(void)
+{
+    return uz_config.coll_barrier == BARRIER_TREE ? BARRIER_TREE : BARRIER_DISSEMINATION;
+}
+
+/* Named shm but declined (another host, a nonblocking call): binomial. */
+static int bcast_choice(const struct uz_coll_situation *s)
+{
+    int alg = uz_config.coll_bcast;
+    if (alg == BCAST_SHM)
+        return BCAST_BINOMIAL;
+    if (alg != UZ_ALG_AUTO)
+        return alg;
+    if (s->bytes >= uz_config.coll_bcast_long && s->p > 2)
+        return BCAST_SCATTER_ALLGATHER;
+    return BCAST_BINOMIAL;
+}
+
+/* The split algorithms need a commutative operation and a unit per rank. */
+static int reduce_choice(const struct uz_coll_situation *s)
+{
+    int alg = uz_coll_forced(uz_config.coll_reduce, REDUCE_SHM);
+    int splits = s->commutative && s->units >= s->p;
+    if (alg == REDUCE_SCATTER_GATHER && !splits)
+        alg = REDUCE_BINOMIAL;
+    if (alg != UZ_ALG_AUTO)
+        return alg;
+    if (s->bytes >= uz_config.coll_reduce_long && splits && s->p > 2)
+        return REDUCE_SCATTER_GATHER;
+    return REDUCE_BINOMIAL;
+}
+
+static int allreduce_choice(const struct uz_coll_situation *s)
+{
+    int alg = uz_coll_forced(uz_config.coll_allreduce, ALLREDUCE_SHM);
+    int splits = s->commutative && s->units >= s->p;
+    if ((alg == ALLREDUCE_RABENSEIFNER || alg == ALLREDUCE_RING) && !splits)
+        alg = ALLREDUCE_RECURSIVE_DOUBLING;
+    if (alg != UZ_ALG_AUTO)
+        return alg;
+    if (s->bytes >= uz_config.coll_allreduce_long && splits && s->p > 2)
+        return ALLREDUCE_RABENSEIFNER;
+    return ALLREDUCE_RECURSIVE_DOUBLING;
+}
+
+/* Gather and Scatter (not their v forms, always linear): the binomial
+ * bundles pay off for small blocks and many ranks.  Named shm but
+ * declined: linear. */
+static int rooted_choice(const struct uz_coll_situation *s)
+{
+    int to_root = s->op == UZ_COLL_OP_GATHER;
+    int alg = to_root ? uz_config.coll_gather : uz_config.coll_scatter;
+    int binomial = to_root ? GATHER_BINOMIAL : SCATTER_BINOMIAL;
+    int use_binomial = alg == UZ_ALG_AUTO ? s->p > 4 && s->bytes <= 1024 : alg == binomial && s->p > 1;
+    return use_binomial ? binomial : to_root ? GATHER_LINEAR : SCATTER_LINEAR;
+}
+
+/* Allgatherv always rings (the others need equal blocks); recursive
+ * doubling needs p a power of two. */
+static int allgather_choice(const struct uz_coll_situation *s)
+{
+    int alg = uz_coll_forced(uz_config.coll_allgather, ALLGATHER_SHM);
+    int p = s->p, pof2 = (p & (p - 1)) == 0;
+    if (alg == ALLGATHER_RECURSIVE_DOUBLING && (!pof2 || !s->fixed))
+        alg = s->fixed ? ALLGATHER_BRUCK : ALLGATHER_RING;
+    if (alg == ALLGATHER_BRUCK && !s->fixed)
+        alg = ALLGATHER_RING;
+    if (alg != UZ_ALG_AUTO)
+        return alg;
+    if (!s->fixed || s->bytes * (size_t)p >= uz_config.coll_allgather_long)
+        return ALLGATHER_RING;
+    return pof2 ? ALLGATHER_RECURSIVE_DOUBLING : ALLGATHER_BRUCK;
+}
+
+static int alltoall_choice(const struct uz_coll_situation *s)
+{
+    int alg = uz_coll_forced(uz_config.coll_alltoall, ALLTOALL_SHM);
+    if (alg != UZ_ALG_AUTO)
+        return alg;
+    if (s->p >= 8 && s->bytes <= uz_config.coll_alltoall_short)
+        return ALLTOALL_BRUCK;
+    return s->p <= 4 ? ALLTOALL_LINEAR : ALLTOALL_PAIRWISE;
+}
+
+static int alltoallv_choice(const struct uz_coll_situation *s)
+{
+    int alg = uz_coll_forced(uz_config.coll_alltoallv, ALLTOALLV_SHM);
+    if (alg != UZ_ALG_AUTO)
+        return alg;
+    return s->p <= 4 ? ALLTOALLV_LINEAR : ALLTOALLV_PAIRWISE;
+}
+
+/* The ring from the size where Allreduce turns to its split algorithms. */
+static int reduce_scatter_choice(const struct uz_coll_situation *s)
+{
+    if (s->p == 1)
+        return REDUCE_SCATTER_PAIRWISE;
+    int alg = uz_coll_forced(uz_config.coll_reduce_scatter, REDUCE_SCATTER_SHM);
+    if (alg == REDUCE_SCATTER_RING && !s->commutative)
+        alg = REDUCE_SCATTER_PAIRWISE;
+    if (alg != UZ_ALG_AUTO)
+        return alg;
+    if (s->commutative && s->bytes >= uz_config.coll_allreduce_long)
+        return REDUCE_SCATTER_RING;
+    return REDUCE_SCATTER_PAIRWISE;
+}
+
+/* The chain: each rank waits only for the one below, which leaves after
+ * its send, so back-to-back scans pipeline (np 4 on 2 cores: 0.3 us a
+ * call where recursive doubling's pairwise waits took 35 us, and
+ * milliseconds from 256 KiB), and each vector crosses once instead of
+ * log2 p times.  Recursive doubling only for many ranks, each with a core,
+ * and short vectors, where its log2 p latency counts. */
+static int scan_choice(const struct uz_coll_situation *s)
+{
+    enum { CHAIN_MAX_RANKS = 8, CHAIN_MIN_BYTES = 16384 };
+    if (uz_config.coll_scan != UZ_ALG_AUTO)
+        return uz_config.coll_scan;
+    if (s->p <= CHAIN_MAX_RANKS || s->bytes >= CHAIN_MIN_BYTES || s->oversubscribed)
+        return SCAN_LINEAR;
+    return SCAN_RECURSIVE_DOUBLING;
+}
+
+int uz_coll_mp_choice(const struct uz_coll_situation *s)
+{
+    switch (s->op) {
+    case UZ_COLL_OP_BARRIER: return barrier_choice();
+    case UZ_COLL_OP_BCAST: return bcast_choice(s);
+    case UZ_COLL_OP_REDUCE: return reduce_choice(s);
+    case UZ_COLL_OP_ALLREDUCE: return allreduce_choice(s);
+    case UZ_COLL_OP_GATHER:
+    case UZ_COLL_OP_SCATTER: return rooted_choice(s);
+    case UZ_COLL_OP_ALLGATHER: return allgather_choice(s);
+    case UZ_COLL_OP_ALLTOALL: return alltoall_choice(s);
+    case UZ_COLL_OP_ALLTOALLV: return alltoallv_choice(s);
+    case UZ_COLL_OP_REDUCE_SCATTER: return reduce_scatter_choice(s);
+    case UZ_COLL_OP_SCAN: return scan_choice(s);
+    case UZ_COLL_OPS: break;
+    }
+    return UZ_ALG_AUTO;
+}
+
+int uz_coll_choice(const struct uz_coll_situation *s, int one_host)
+{
+    int want = uz_coll_policy_want(s->op);
+    if (one_host && s->p > 1 && (uz_coll_shm_pull(s, want) || uz_coll_shm_wanted(s, want)))
+        return ops[s->op].shm;
+    return uz_coll_mp_choice(s);
+}

@@ -1,0 +1,75 @@
+/*
+ * coll_policy.h — which algorithm a collective call gets: the rules, as
+ * functions of a small description of the call (its situation) and the
+ * UZURA_COLL_* tunables in uz_config.
+ *
+ * The collectives ask these functions while they run (the shared-memory
+ * algorithms whether to take a call, the schedule builders which
+ * message-passing algorithm to build), and `uzura_info --coll-table` asks
+ * the same functions for a grid of situations, so the table it prints (and
+ * docs/collectives.md shows) is the rules themselves, not a second copy of
+ * them.  For that, coll_policy.c needs nothing but base/params: uzura_info
+ * compiles it in, as it does params.c.
+ *
+ * What the rules cannot know from a situation stays with the algorithm that
+ * runs: the shared area also declines a call when it could not be set up,
+ * for user-defined operations, non-predefined reductions or buffers it
+ * cannot work in place; the table assumes none of these.
+ */
+#ifndef UZ_COLL_COLL_POLICY_H
+#define UZ_COLL_COLL_POLICY_H
+
+#include <stddef.h>
+
+#include "coll/coll_chosen.h"
+
+/* One call as the rules see it.  `bytes` is, by operation:
+ *   bcast, reduce, allreduce, scan     the whole vector (count * type size);
+ *   reduce_scatter                     the whole input vector (every block);
+ *   gather, scatter                    one block (the root's per-rank block);
+ *   allgather                          one rank's block (the average for v forms);
+ *   alltoall(v)                        the block for one peer;
+ *   barrier                            unused. */
+struct uz_coll_situation {
+    enum uz_coll_op op;
+    size_t bytes;
+    int p;                      /* ranks in the communicator */
+    int oversubscribed;         /* more ranks on this host than processors */
+    int commutative;            /* reductions: the operation commutes */
+    long long units;            /* reductions: units of the vector (reducer.h) */
+    int fixed;                  /* equal blocks (not a v or w form) */
+};
+
+/* The `want` of the shared-memory functions (coll_shm.h), from op's
+ * tunable: 0 auto, 1 shm named, -1 another algorithm named. */
+int uz_coll_policy_want(enum uz_coll_op op);
+
+/* The value of op's tunable (its word's row in base/params_coll.h). */
+int uz_coll_tunable(enum uz_coll_op op);
+
+/* Does the call go through the shared area (copying through it), when its
+ * communicator lies within one host and the call blocks? */
+int uz_coll_shm_wanted(const struct uz_coll_situation *s, int want);
+
+/* Allgather and Alltoall: are the blocks pulled from the other ranks'
+ * memory (before the area's copy is considered)? */
+int uz_coll_shm_pull(const struct uz_coll_situation *s, int want);
+
+/* The message-passing algorithm: the value of the op's tunable word
+ * (base/params_coll.h), never auto or shm. */
+int uz_coll_mp_choice(const struct uz_coll_situation *s);
+
+/* The algorithm of a blocking call whose communicator lies within one host
+ * when `one_host`, else of any call on a communicator spanning hosts (and
+ * of nonblocking and persistent calls, which never use the area): what the
+ * table shows. */
+int uz_coll_choice(const struct uz_coll_situation *s, int one_host);
+
+/* The tunable's word for algorithm `alg` of op ("?" for none), the
+ * operation's name as in coll_<name>_algorithm, and its tunable
+ * ("COLL_BCAST"). */
+const char *uz_coll_alg_word(enum uz_coll_op op, int alg);
+const char *uz_coll_op_name(enum uz_coll_op op);
+const char *uz_coll_op_tunable(enum uz_coll_op op);
+
+#endif /* UZ_COLL_COLL_POLICY_H */
