@@ -125,7 +125,9 @@ int uz_proc_describe_self(char *buf, size_t len)
         return uz_err_make(MPI_ERR_OTHER, "processes of other jobs are reached over tcp for now, and "
                            "UZURA_NET=%s does not list it", uz_config.net);
     struct uz_path *path;
-    int err = uz_path_open_network(t, &path);
+    int err = uz_path_open_host(&path);
+    if (!err)
+        err = uz_path_open_network(t, &path);
     if (err)
         return err;
     char hex[2 * UZ_NET_KEY_BYTES + 1], host[512], hcard[200];
