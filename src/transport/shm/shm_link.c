@@ -87,6 +87,7 @@ struct shm_link {
     socklen_t wake_len;
     int rank;                           /* in its job */
     char job[64];
+    long attach_deadline_ns;            /* the other side must have mapped the segment by then */
 };
 
 unsigned long uz_shm_link_bulk;
@@ -458,6 +459,8 @@ int uz_shm_add_peer(int peer, const struct uz_foreign_peer *fp)
         return err;
     }
     l->pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
+    double timeout = uz_config.port_timeout > 0 ? uz_config.port_timeout : 60;
+    l->attach_deadline_ns = now_ns() + (long)(timeout * 1e9);
     uz_shm.nlinks++;
     uz_shm.links_busy++;
     if (l->base) {
@@ -507,11 +510,32 @@ static int ring_pending(int peer)
     return 0;
 }
 
-static void check_liveness(void)
+/* Both sides add each other within one meeting: a side that has not
+ * mapped the segment long after (another /dev/shm or pid namespace that
+ * the host key did not tell apart) never will. */
+static void check_attach(struct shm_link *l, long t)
+{
+    int waiting = l->state == LINK_PENDING || l->name_linked;
+    if (!waiting || t < l->attach_deadline_ns)
+        return;
+    if (l->name_linked) {
+        shm_unlink(l->name);
+        l->name_linked = 0;
+    }
+    l->state = LINK_DEAD;
+    uz_shm.links_busy--;
+    uz_shm.up->peer_failed(l->world, uz_err_make(MPI_ERR_OTHER, "process %d of another job (rank %d there) "
+                           "did not share memory %s within UZURA_PORT_TIMEOUT: is it in another /dev/shm or "
+                           "pid namespace?", l->world, l->rank, l->name));
+}
+
+static void check_liveness(long t)
 {
     for (int i = 0; i < uz_shm.nlinks; i++) {
         struct shm_link *l = &uz_shm.links[i];
         int peer = uz_shm.nlocal + i;
+        if (l->state != LINK_DEAD)
+            check_attach(l, t);
         if (l->state == LINK_DEAD || !peer_gone(l) || ring_pending(peer))
             continue;
         if (l->name_linked) {
@@ -557,7 +581,7 @@ int shm_links_progress(void)
         long t = now_ns();
         if (t - last_check_ns >= LIVENESS_NS) {
             last_check_ns = t;
-            check_liveness();
+            check_liveness(t);
         }
     }
     return work;
