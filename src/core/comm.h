@@ -58,6 +58,10 @@ typedef struct MPI_ABI_Comm {
 
 extern uz_comm uz_comm_world, uz_comm_self;
 
+/* Count a user's nonblocking point-to-point request on `comm` in
+ * comm->pending_reqs until it completes (p2p_send_recv.c). */
+void uz_comm_track_request(uz_comm *comm, struct MPI_ABI_Request *r);
+
 static inline uz_comm *uz_comm_get(MPI_Comm h)
 {
     if (uz_handle_is_predefined(h)) {

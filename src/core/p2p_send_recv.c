@@ -25,7 +25,7 @@ static void untrack(uz_request *r)
     ((uz_comm *)r->hook_arg)->pending_reqs--;
 }
 
-static void track(uz_comm *comm, uz_request *r)
+void uz_comm_track_request(uz_comm *comm, uz_request *r)
 {
     if (uz_request_is_complete(r) || r->on_complete)
         return;
@@ -41,7 +41,7 @@ static int send_mode(const void *buf, MPI_Count count, uz_datatype *dt, int dest
     uz_lock();
     int err = uz_pt2pt_send(buf, count, dt, dest, tag, &comm->p2p, mode, request ? &r : NULL);
     if (request && !err)
-        track(comm, r);
+        uz_comm_track_request(comm, r);
     uz_unlock();
     if (request && !err)
         *request = uz_request_handle(r);
@@ -99,7 +99,7 @@ int uz_mpi_Irecv_c(void *buf, MPI_Count count, uz_datatype *datatype, int source
     uz_lock();
     int err = uz_pt2pt_recv(buf, count, datatype, source, tag, &comm->p2p, NULL, &r);
     if (!err)
-        track(comm, r);
+        uz_comm_track_request(comm, r);
     uz_unlock();
     if (!err)
         *request = uz_request_handle(r);
@@ -233,6 +233,7 @@ static int isendrecv(const void *sendbuf, MPI_Count sendcount, uz_datatype *send
     }
     if (!sendrecv_poll(req))
         uz_progress_register(req);
+    uz_comm_track_request(comm, req);
     *request = uz_request_handle(req);
     return MPI_SUCCESS;
 }
