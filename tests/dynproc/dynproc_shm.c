@@ -8,7 +8,8 @@
  *      MPI_T counters show the traffic went through shm: links made
  *      (shm_foreign_peers), shm bytes, one-copy transfers between the jobs
  *      (shm_foreign_bulk; none with UZURA_SHM_CMA=off, where the rings
- *      carry them) and no byte through the tcp transport.
+ *      carry them) and no byte through the tcp transport; no link's name
+ *      is left in /dev/shm.
  *   2. Each child Isends DISC large messages to a parent and calls
  *      MPI_Comm_disconnect without waiting; the parents post their receives
  *      only later (the children are inside disconnect by then) and
@@ -19,6 +20,7 @@
  *      parents) and swap messages the same way: accept/connect between two
  *      jobs on this host through shm too.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,21 @@ static int cma_off(void)
     return v && strcmp(v, "off") == 0;
 }
 
+/* Every link's name is gone from /dev/shm once both sides mapped it. */
+static void check_no_names_left(const char *who)
+{
+    const char *job = getenv("UZURA_JOB_ID");
+    char prefix[128];
+    if (!job)
+        return;
+    snprintf(prefix, sizeof(prefix), "uzura-%s-x", job);
+    DIR *d = opendir("/dev/shm");
+    for (struct dirent *e; d && (e = readdir(d));)
+        CHECK(strncmp(e->d_name, prefix, strlen(prefix)) != 0, "%s: /dev/shm/%s is still there", who, e->d_name);
+    if (d)
+        closedir(d);
+}
+
 /* Traffic with `peers` processes of other jobs went through shm, `links`
  * of them linked since MPI_Init (a child links to its parents inside
  * MPI_Init, before its counters start). */
@@ -84,6 +101,7 @@ static void check_through_shm(const char *who, int peers, int links_made)
     CHECK(counter("shm_bytes_sent") >= (unsigned long long)peers * BIG, "%s: too few bytes through shm", who);
     CHECK_EQ(counter("tcp_bytes_sent"), 0ull);
     CHECK_EQ(counter("tcp_bytes_received"), 0ull);
+    check_no_names_left(who);
     if (cma_off())
         CHECK(bulk == 0, "%s: %llu one-copy transfers with UZURA_SHM_CMA=off", who, bulk);
     else
