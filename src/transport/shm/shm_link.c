@@ -412,7 +412,8 @@ static int grow_links(void)
     if (err)
         return err;
     memset(uz_shm.tx + uz_shm.nlocal + uz_shm.links_cap, 0, sizeof(*uz_shm.tx) * (size_t)(cap - uz_shm.links_cap));
-    if (!uz_shm.links_cap)
+    static int hooked;                  /* once per process, even across MPI_Session re-inits */
+    if (!hooked++)
         uz_runtime_on_abort(unlink_names);
     uz_shm.links_cap = cap;
     return MPI_SUCCESS;
