@@ -496,6 +496,20 @@ int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, voi
     return finishing ? -EBUSY : -EAGAIN;
 }
 
+/* A process of another job died (shm_link.c): nobody will take or hand
+ * back our offers to it.  Forget them without reporting: the request layer
+ * fails those sends itself (peer_failed), and MPI_Finalize must not wait
+ * for them.  Pulls from it end by themselves, their copies failing. */
+void shm_bulk_forget_peer(int peer)
+{
+    uint32_t n;
+    struct bulk_op *ops = peer >= uz_shm.nlocal && link_sender_ops[peer - uz_shm.nlocal] ? offer_ops(peer, &n)
+                                                                                        : NULL;
+    for (uint32_t i = 0; ops && i < n; i++)
+        if (ops[i].in_use)
+            sender_op_end(&ops[i]);     /* no bulk_done now, nor later */
+}
+
 int uz_shm_bulk_withdraw(int peer, const struct uz_bulk_desc *desc)
 {
     uint32_t nrec;

@@ -545,6 +545,7 @@ static void check_liveness(long t)
         }
         l->state = LINK_DEAD;
         uz_shm.links_busy--;
+        shm_bulk_forget_peer(peer);
         uz_shm.up->peer_failed(l->world, uz_err_make(MPI_ERR_PROC_ABORTED, "process %d of another job (rank "
                                "%d there, pid %d) on this host is gone", l->world, l->rank, (int)l->pid));
     }

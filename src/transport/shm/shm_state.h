@@ -123,6 +123,8 @@ int shm_ring_grow(int peers);
 void shm_rx_add(int peer, int world, struct shm_slot *slots, struct shm_ring_ctl *ctl, uint32_t nslots);
 /* Bulk state for `peers` peers. */
 int shm_bulk_grow(int peers);
+/* Drop our offers to a dead process of another job (shm_bulk.c). */
+void shm_bulk_forget_peer(int peer);
 
 /* Reserve [offset, offset+len) of the segment; MPI error code on failure. */
 int shm_reserve(size_t offset, size_t len, const char *what);
