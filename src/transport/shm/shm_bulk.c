@@ -496,20 +496,6 @@ int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, voi
     return finishing ? -EBUSY : -EAGAIN;
 }
 
-/* A process of another job died (shm_link.c): nobody will take or hand
- * back our offers to it.  Forget them without reporting: the request layer
- * fails those sends itself (peer_failed), and MPI_Finalize must not wait
- * for them.  Pulls from it end by themselves, their copies failing. */
-void shm_bulk_forget_peer(int peer)
-{
-    uint32_t n;
-    struct bulk_op *ops = peer >= uz_shm.nlocal && link_sender_ops[peer - uz_shm.nlocal] ? offer_ops(peer, &n)
-                                                                                        : NULL;
-    for (uint32_t i = 0; ops && i < n; i++)
-        if (ops[i].in_use)
-            sender_op_end(&ops[i]);     /* no bulk_done now, nor later */
-}
-
 int uz_shm_bulk_withdraw(int peer, const struct uz_bulk_desc *desc)
 {
     uint32_t nrec;
@@ -669,6 +655,55 @@ int uz_shm_bulk_pull(int peer, const struct uz_bulk_desc *desc, const struct uz_
  * start another pull and grow receiver_ops under our feet. */
 struct finished { void *owner; int err; };
 
+/* Close the gaps finished receive operations left. */
+static void compact_receivers(void)
+{
+    int k = 0;
+    for (int i = 0; i < nreceiver_ops; i++) {
+        if (!receiver_ops[i].in_use)
+            continue;
+        if (k != i) {
+            receiver_ops[k] = receiver_ops[i];
+            run_list_moved(&receiver_ops[k].mine, &receiver_ops[i].mine);
+            run_list_moved(&receiver_ops[k].theirs, &receiver_ops[i].theirs);
+        }
+        k++;
+    }
+    nreceiver_ops = k;
+}
+
+/* A process of another job died (shm_link.c).  Nobody will take or hand
+ * back our offers to it: forget them without reporting (the request layer
+ * fails those sends itself, peer_failed, and MPI_Finalize must not wait
+ * for them).  A pull from it whose sender was to copy, or died half-way
+ * through a chunk, would never finish: end it with an error now. */
+void shm_bulk_forget_peer(int peer)
+{
+    uint32_t n;
+    struct bulk_op *ops = peer >= uz_shm.nlocal && link_sender_ops[peer - uz_shm.nlocal] ? offer_ops(peer, &n)
+                                                                                        : NULL;
+    for (uint32_t i = 0; ops && i < n; i++)
+        if (ops[i].in_use)
+            sender_op_end(&ops[i]);     /* no bulk_done now, nor later */
+    struct finished *fin = nreceiver_ops ? malloc(sizeof(*fin) * (size_t)nreceiver_ops) : NULL;
+    int nfin = 0;
+    for (int i = 0; fin && i < nreceiver_ops; i++) {
+        struct bulk_op *op = &receiver_ops[i];
+        if (!op->in_use || op->peer != peer)
+            continue;
+        fin[nfin].owner = op->owner;
+        fin[nfin++].err = op->handed_back ? op->err : ESRCH;
+        run_list_free(&op->mine);
+        run_list_free(&op->theirs);
+        op->in_use = 0;
+        uz_shm_bulk_active_ops--;
+    }
+    compact_receivers();
+    for (int i = 0; i < nfin; i++)
+        uz_shm.up->bulk_done(fin[i].owner, fin[i].err);
+    free(fin);
+}
+
 static int progress_receiver(struct bulk_op *op, struct finished *fin)
 {
     if (!op->handed_back) {
@@ -775,19 +810,7 @@ int shm_bulk_progress(void)
     for (int i = 0; i < nreceiver_ops && nfin < 16; i++)
         if (receiver_ops[i].in_use)
             nfin += progress_receiver(&receiver_ops[i], &fin[nfin]);
-    /* Compact finished receive operations. */
-    int k = 0;
-    for (int i = 0; i < nreceiver_ops; i++) {
-        if (!receiver_ops[i].in_use)
-            continue;
-        if (k != i) {
-            receiver_ops[k] = receiver_ops[i];
-            run_list_moved(&receiver_ops[k].mine, &receiver_ops[i].mine);
-            run_list_moved(&receiver_ops[k].theirs, &receiver_ops[i].theirs);
-        }
-        k++;
-    }
-    nreceiver_ops = k;
+    compact_receivers();
     for (int i = 0; i < nfin; i++)
         uz_shm.up->bulk_done(fin[i].owner, fin[i].err);
     return work + nfin;
