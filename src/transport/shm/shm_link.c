@@ -524,7 +524,6 @@ static void check_attach(struct shm_link *l, long t)
         l->name_linked = 0;
     }
     l->state = LINK_DEAD;
-    uz_shm.links_busy--;
     uz_shm.up->peer_failed(l->world, uz_err_make(MPI_ERR_OTHER, "process %d of another job (rank %d there) "
                            "did not share memory %s within UZURA_PORT_TIMEOUT: is it in another /dev/shm or "
                            "pid namespace?", l->world, l->rank, l->name));
@@ -544,22 +543,22 @@ static void check_liveness(long t)
             l->name_linked = 0;
         }
         l->state = LINK_DEAD;
-        uz_shm.links_busy--;
         shm_bulk_forget_peer(peer);
         uz_shm.up->peer_failed(l->world, uz_err_make(MPI_ERR_PROC_ABORTED, "process %d of another job (rank "
                                "%d there, pid %d) on this host is gone", l->world, l->rank, (int)l->pid));
     }
 }
 
-int shm_links_progress(void)
+/* Links being set up: the other side's segment to open, the name to
+ * remove, cross-memory attach to decide.  Recounts links_busy. */
+static int set_up_links(void)
 {
-    int work = 0;
+    int work = 0, busy = 0;
     for (int i = 0; i < uz_shm.nlinks; i++) {
         struct shm_link *l = &uz_shm.links[i];
         int rc = l->state == LINK_PENDING ? open_link(l) : -EAGAIN;
         if (rc > 0) {                   /* not a segment we can use: nothing will reach it */
             l->state = LINK_DEAD;
-            uz_shm.links_busy--;
             uz_shm.up->peer_failed(l->world, rc);
             work++;
         } else if (rc == MPI_SUCCESS) {
@@ -578,7 +577,17 @@ int shm_links_progress(void)
         }
         if (l->hdr && !l->cma_known)
             decide_cma(l);
+        busy += l->state != LINK_DEAD && (l->state == LINK_PENDING || l->name_linked || !l->cma_known);
     }
+    uz_shm.links_busy = busy;
+    return work;
+}
+
+/* From progress while there are links: their set-up, and every
+ * LIVENESS_NS a look for dead peers. */
+int shm_links_progress(void)
+{
+    int work = uz_shm.links_busy ? set_up_links() : 0;
     if ((++tick & 63) == 0) {
         long t = now_ns();
         if (t - last_check_ns >= LIVENESS_NS) {

@@ -230,7 +230,7 @@ int uz_shm_progress(void)
         handled += poll_ring(&uz_shm.rx[i], handler);
     if (UZ_UNLIKELY(uz_shm_bulk_pending()))
         handled += shm_bulk_progress();
-    if (UZ_UNLIKELY(uz_shm.links_busy))
+    if (UZ_UNLIKELY(uz_shm.nlinks))
         handled += shm_links_progress();
     return handled;
 }

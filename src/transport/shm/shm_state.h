@@ -58,7 +58,7 @@ struct shm_state {
      * is links[i].  tx and rx have room for nlocal + links_cap peers. */
     struct shm_link *links;
     int nlinks, links_cap;
-    int links_busy;                 /* links waiting for an attach or an unlink, or watched */
+    int links_busy;                 /* links still being set up (shm_link.c) */
     const uint8_t *job_key;
     int world_rank;
 };
