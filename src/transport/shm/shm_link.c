@@ -476,7 +476,8 @@ int uz_shm_add_peer(int peer, const struct uz_foreign_peer *fp)
     shm_link_wake(addr);
     if (!last_check_ns)
         last_check_ns = now_ns();
-    *fp->addr = addr;
+    if (fp->addr)
+        *fp->addr = addr;
     return MPI_SUCCESS;
 }
 
