@@ -431,9 +431,12 @@ int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, voi
     int niov = stage ? 0 : mem->niov;
     uint32_t nrec;
     /* Without cross-memory attach to a process of another job, its large
-     * messages stream through the ring (CTS/DATA). */
-    if (peer >= uz_shm.nlocal && !shm_link_cma(peer))
-        return -EAGAIN;
+     * messages stream through the ring (CTS/DATA).  Until both sides of a
+     * new link have probed it, the request layer asks again (-EBUSY) rather
+     * than send the message by the slower path for good. */
+    int link_cma = peer >= uz_shm.nlocal ? shm_link_cma(peer) : 1;
+    if (link_cma <= 0)
+        return link_cma < 0 ? -EBUSY : -EAGAIN;
     struct bulk_op *ops = offer_ops(peer, &nrec);
     if (!ops)
         return -EAGAIN;

@@ -131,7 +131,8 @@ uint32_t shm_link_bulk_records(int peer)
 
 int shm_link_cma(int peer)
 {
-    return link_of(peer)->cma;
+    const struct shm_link *l = link_of(peer);
+    return l->cma_known || l->state == LINK_DEAD || uz_config.shm_cma == UZ_SHM_CMA_OFF ? l->cma : -1;
 }
 
 void shm_link_wake(int peer)

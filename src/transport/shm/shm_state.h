@@ -110,7 +110,8 @@ void shm_links_sleeping(int v);
 /* Ring a link peer's wake socket. */
 void shm_link_wake(int peer);
 /* The bulk records a link peer offers (side `theirs`) or we offer to it,
- * and how many; cross-memory attach works both ways on it. */
+ * and how many; does cross-memory attach work both ways on it (1, 0; -1:
+ * not known yet). */
 struct shm_bulk_record *shm_link_bulk_record(int peer, int theirs, uint32_t index);
 uint32_t shm_link_bulk_records(int peer);
 int shm_link_cma(int peer);
