@@ -3,10 +3,13 @@
  * traffic is done, free it, and close the connections to the processes
  * of other jobs in it.
  *
- * A barrier over the communicator (both groups of an intercommunicator)
- * comes first: records between two processes arrive in order, so once a
- * member has the barrier's messages from everyone it has everything they
- * sent it before.  Then each connection to a process of another job is
+ * First the user's pending nonblocking sends and receives on it complete
+ * (MPI 4.1 section 11.10.4: disconnect "waits for all pending
+ * communication on comm to complete internally"; p2p_send_recv.c counts
+ * them per communicator).  Then a barrier over the communicator (both
+ * groups of an intercommunicator): records between two processes arrive
+ * in order, so once a member has the barrier's messages from everyone it
+ * has everything they sent it before.  Then each connection to a process of another job is
  * closed by both ends (pt2pt/proc_table.h, the transport's close_peer);
  * the process keeps its number, and a communicator that still names it
  * (one merged from this one and not disconnected) opens a new connection
@@ -44,6 +47,21 @@ static int collect(const uz_group *g, int *list, int n)
     return n;
 }
 
+static int no_pending(void *arg)
+{
+    return ((uz_comm *)arg)->pending_reqs == 0;
+}
+
+/* The user's Isend/Irecv on `c` complete (a peer receiving one after we
+ * entered here is served by our progress meanwhile). */
+static void complete_pending(uz_comm *c)
+{
+    uz_lock();
+    if (c->pending_reqs > 0)
+        uz_progress_wait(no_pending, c);
+    uz_unlock();
+}
+
 static void close_all(const int *procs, int n)
 {
     double s = uz_config.port_timeout > 0 ? uz_config.port_timeout : 60;
@@ -65,6 +83,7 @@ int uz_mpi_Comm_disconnect(MPI_Comm *comm)
     if (c == &uz_comm_world || c == &uz_comm_self)
         return uz_err_make(MPI_ERR_COMM, "cannot disconnect the predefined "
                            "communicator %s", c->name);
+    complete_pending(c);
     int err = uz_coll_barrier(c);
     if (err)
         return err;

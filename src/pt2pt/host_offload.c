@@ -24,6 +24,8 @@ int uz_pt2pt_host_index(int world)
 {
     if (world == uz_rt.world_rank)
         return uz_rt.local_rank;
+    if (world >= uz_rt.world_size)          /* a process of another job, even when shm reaches it */
+        return -1;
     const struct uz_peer *p = &uz_peers[world];
     return p->path && p->path->ops->reach == UZ_REACH_HOST ? p->addr : -1;
 }

@@ -70,6 +70,9 @@ void uz_path_reach(int world, struct uz_path *path, int addr);
 /* The path of network `t`, opening it now when wire-up did not (for
  * processes of other jobs, proc_table.c). */
 int uz_path_open_network(const struct uz_transport_ops *t, struct uz_path **out);
+/* The host transport; a job of one rank opens it now (for processes of
+ * other jobs on this host, proc_table.c).  *out NULL when there is none. */
+int uz_path_open_host(struct uz_path **out);
 /* The job's key (pt2pt_init.c). */
 const uint8_t *uz_pt2pt_job_key(void);
 

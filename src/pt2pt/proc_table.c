@@ -12,7 +12,8 @@
  * Which network reaches it: the one its descriptor names, which is the
  * first in its UZURA_NET that can take processes of other jobs (a
  * transport with add_peer); this process must list it too.  Processes of
- * other jobs on this host are reached over that network's loopback for now.
+ * other jobs on this host are reached through the host transport (shm)
+ * when both descriptors carry its card, else over that network's loopback.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -100,6 +101,23 @@ static const struct uz_transport_ops *offered_network(void)
     return NULL;
 }
 
+/* The host transport, when it can take processes of other jobs. */
+static struct uz_path *host_path(void)
+{
+    for (int i = 0; i < uz_npaths; i++)
+        if (uz_paths[i].ops->reach == UZ_REACH_HOST && uz_paths[i].ops->add_peer && uz_paths[i].ops->host_card)
+            return &uz_paths[i];
+    return NULL;
+}
+
+/* This process's card for the host transport, "-" when none. */
+static void host_card(char *buf, size_t len)
+{
+    struct uz_path *h = host_path();
+    if (!h || h->ops->host_card(buf, len) != 0 || !buf[0] || strchr(buf, ' '))
+        snprintf(buf, len, "-");
+}
+
 int uz_proc_describe_self(char *buf, size_t len)
 {
     const struct uz_transport_ops *t = offered_network();
@@ -107,13 +125,16 @@ int uz_proc_describe_self(char *buf, size_t len)
         return uz_err_make(MPI_ERR_OTHER, "processes of other jobs are reached over tcp for now, and "
                            "UZURA_NET=%s does not list it", uz_config.net);
     struct uz_path *path;
-    int err = uz_path_open_network(t, &path);
+    int err = uz_path_open_host(&path);
+    if (!err)
+        err = uz_path_open_network(t, &path);
     if (err)
         return err;
-    char hex[2 * UZ_NET_KEY_BYTES + 1], host[512];
+    char hex[2 * UZ_NET_KEY_BYTES + 1], host[512], hcard[200];
     hex_of(uz_pt2pt_job_key(), hex);
     host_key(host, sizeof(host));
-    int n = snprintf(buf, len, "uzp1 %s %d %s %s %s", hex, uz_rt.world_rank, host, t->name,
+    host_card(hcard, sizeof(hcard));
+    int n = snprintf(buf, len, "uzp1 %s %d %s %s %s %s", hex, uz_rt.world_rank, host, hcard, t->name,
                      path->card ? path->card : "");
     if (n < 0 || (size_t)n >= len)
         return uz_err_make(MPI_ERR_INTERN, "this process's descriptor does not fit in %zu bytes", len);
@@ -125,14 +146,15 @@ int uz_proc_describe_self(char *buf, size_t len)
 struct parsed {
     uint8_t key[UZ_NET_KEY_BYTES];
     int rank;
-    char host[512], net[32], card[UZ_NET_CARD_MAX];
+    char host[512], hcard[200], net[32], card[UZ_NET_CARD_MAX];
 };
 
 static int parse(const char *desc, struct parsed *p)
 {
     char hex[40];
     p->card[0] = '\0';
-    if (sscanf(desc, "uzp1 %39s %d %511s %31s %899s", hex, &p->rank, p->host, p->net, p->card) < 4
+    if (sscanf(desc, "uzp1 %39s %d %511s %199s %31s %899s", hex, &p->rank, p->host, p->hcard, p->net,
+               p->card) < 5
         || strlen(hex) != 2 * UZ_NET_KEY_BYTES || key_of(hex, p->key) != 0 || p->rank < 0)
         return uz_err_make(MPI_ERR_OTHER, "a process of another job sent a malformed descriptor "
                            "\"%.80s\"", desc);
@@ -166,6 +188,29 @@ static int grow(void)
     return 0;
 }
 
+/* Number the process `p` describes and make `path` reach it. */
+static int add_through(struct uz_path *path, const struct parsed *p, const char *card, int *index)
+{
+    if (grow() != 0)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory adding a process of another job");
+    int idx = uz_proc_count(), addr = idx;
+    char host[512];
+    host_key(host, sizeof(host));
+    struct uz_foreign_peer fp = { .key = p->key, .rank = p->rank, .same_host = strcmp(host, p->host) == 0,
+                                  .card = card, .addr = &addr };
+    int err = path->ops->add_peer(idx, &fp);
+    if (err)
+        return err;
+    struct foreign_proc *f = &foreign[nforeign++];
+    memcpy(f->key, p->key, UZ_NET_KEY_BYTES);
+    f->rank = p->rank;
+    f->path = path;
+    memset(&uz_peers[idx], 0, sizeof(uz_peers[idx]));
+    uz_path_reach(idx, path, addr);
+    *index = idx;
+    return MPI_SUCCESS;
+}
+
 int uz_proc_add(const char *desc, int *index)
 {
     struct parsed p;
@@ -180,6 +225,12 @@ int uz_proc_add(const char *desc, int *index)
         *index = found;
         return MPI_SUCCESS;
     }
+    char host[512], mine_h[200];
+    host_key(host, sizeof(host));
+    host_card(mine_h, sizeof(mine_h));
+    /* Both sides see both descriptors, so both choose shm or both not. */
+    if (strcmp(host, p.host) == 0 && strcmp(p.hcard, "-") != 0 && strcmp(mine_h, "-") != 0)
+        return add_through(host_path(), &p, p.hcard, index);
     const struct uz_transport_ops *t = uz_transport_find(p.net, strlen(p.net));
     struct uz_net_list mine;
     uz_net_list_parse(uz_config.net, &mine, 0);
@@ -192,23 +243,7 @@ int uz_proc_add(const char *desc, int *index)
     struct uz_path *path;
     if ((err = uz_path_open_network(t, &path)))
         return err;
-    if (grow() != 0)
-        return uz_err_make(MPI_ERR_NO_MEM, "out of memory adding a process of another job");
-    int idx = uz_proc_count();
-    char host[512];
-    host_key(host, sizeof(host));
-    struct uz_foreign_peer fp = { .key = p.key, .rank = p.rank, .same_host = strcmp(host, p.host) == 0,
-                                  .card = p.card };
-    if ((err = t->add_peer(idx, &fp)))
-        return err;
-    struct foreign_proc *f = &foreign[nforeign++];
-    memcpy(f->key, p.key, UZ_NET_KEY_BYTES);
-    f->rank = p.rank;
-    f->path = path;
-    memset(&uz_peers[idx], 0, sizeof(uz_peers[idx]));
-    uz_path_reach(idx, path, idx);
-    *index = idx;
-    return MPI_SUCCESS;
+    return add_through(path, &p, p.card, index);
 }
 
 /* ------------------------------------------------------------ order */

@@ -366,6 +366,35 @@ int uz_path_open_network(const struct uz_transport_ops *t, struct uz_path **out)
     return err;
 }
 
+static int no_fence(void)
+{
+    return 0;
+}
+
+/* The host transport of a job of one rank, which wire-up does not open,
+ * for processes of other jobs on this host (proc_table.c): a segment of
+ * its own, nobody to fence with.  Before any network opens, so that the
+ * network's opening switches its doorbell to a socket. */
+int uz_path_open_host(struct uz_path **out)
+{
+    *out = NULL;
+    for (int i = 0; i < uz_npaths; i++)
+        if (uz_paths[i].ops->reach == UZ_REACH_HOST) {
+            *out = &uz_paths[i];
+            return MPI_SUCCESS;
+        }
+    const struct uz_transport_ops *t = transport_of_reach(UZ_REACH_HOST);
+    if (!t || !uz_config.shm || uz_rt.world_size != 1)
+        return MPI_SUCCESS;
+    struct uz_transport_setup setup = base_setup();
+    setup.fence = no_fence;
+    for (int i = 0; i < uz_npaths; i++)
+        setup.sleeps_in_poll |= uz_paths[i].ops->pollfds != NULL;
+    int err = open_path(t, &setup, NULL, 0, out);
+    uz_progress_paths_changed();
+    return err;
+}
+
 static int unreachable_send(int world, const void *hdr, size_t hdr_len, const struct uz_payload *payload)
 {
     return uz_err_make(MPI_ERR_OTHER, "no transport reaches world rank %d (it is on another host and it "

@@ -169,7 +169,8 @@ struct uz_foreign_peer {
     const uint8_t *key;                 /* UZ_NET_KEY_BYTES */
     int rank;                           /* in its own job */
     int same_host;                      /* it shares this host (loopback may reach it) */
-    const char *card;                   /* its card for this transport */
+    const char *card;                   /* its card for this transport (a host transport: its host_card) */
+    int *addr;                          /* out: how the transport names it as `peer` from now on */
 };
 
 /* What a transport is given when it opens. */
@@ -348,12 +349,20 @@ struct uz_transport_ops {
     int (*get)(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote,
                struct uz_rma_completion *comp);
 
-    /* ---- processes of other jobs (optional, UZ_REACH_NETWORK; without
-     * them a transport reaches only its own job).  Peers beyond
-     * setup.world_size are such processes, numbered by the request layer
-     * in the order it adds them. */
-    /* Make `peer` (world_size or more, never added before) reachable. */
+    /* ---- processes of other jobs (optional; without them a transport
+     * reaches only its own job).  Peers beyond setup.world_size are such
+     * processes, numbered by the request layer in the order it adds them.
+     * A network transport reaches them anywhere, a host transport (shm)
+     * those on this host whose descriptor carries its host_card; both
+     * sides of a pair make the same choice from the two descriptors. */
+    /* Make `peer` (world_size or more, never added before) reachable, and
+     * set *fp->addr to how it is named from now on (a network transport:
+     * `peer` itself). */
     int (*add_peer)(int peer, const struct uz_foreign_peer *fp);
+    /* Optional, UZ_REACH_HOST with add_peer: this process's card for
+     * processes of other jobs on this host (no spaces); -1 when it takes
+     * none (UZURA_SHM=0). */
+    int (*host_card)(char *buf, size_t len);
     /* Close the connection to `peer` once what was sent reached it and the
      * peer closes its side too (MPI_Comm_disconnect on both): 0 when closed
      * (or none was open), -EAGAIN while that takes (call progress and ask

@@ -1,7 +1,8 @@
 /*
  * dynproc_crash.c — failures that must end in an error, never a hang:
- *   - a spawned child killed after it connected: the parents' receive from
- *     it fails (MPI_ERR_PROC_ABORTED) while the others go on;
+ *   - a spawned child killed after it connected: a large send to it and
+ *     the parents' receive from it fail (MPI_ERR_PROC_ABORTED) while the
+ *     others go on, and MPI_Finalize has nothing left to wait for;
  *   - children that die before they connect: MPI_Comm_spawn fails with
  *     MPI_ERR_SPAWN once UZURA_PORT_TIMEOUT passes (the test sets it low);
  *   - a connect to a port whose process is gone: MPI_ERR_PORT at once.
@@ -58,6 +59,14 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE));
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
     if (rank == 0) {
+        /* A large message to child 0, which dies: the send fails (offered
+         * for a one-copy pull, it must not stay pending for MPI_Finalize). */
+        static char big[1 << 20];
+        MPI_Request req;
+        int src = MPI_Isend(big, sizeof big, MPI_BYTE, 0, 2, inter, &req);
+        if (src == MPI_SUCCESS)
+            src = MPI_Wait(&req, MPI_STATUS_IGNORE);
+        CHECK_EQ(error_class(src), MPI_ERR_PROC_ABORTED);
         /* Child 1 may have answered before its mpiexec ended it with child 0,
          * or not; child 0 never does. */
         int v = 0;

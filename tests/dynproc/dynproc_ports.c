@@ -6,7 +6,9 @@
  * intercommunicator collectives, MPI_Intercomm_merge with an allreduce and
  * an allgather over both jobs, every byte checked; a connect with a wrong
  * secret and one to a closed port fail with MPI_ERR_PORT, and
- * MPI_Comm_disconnect ends it.
+ * MPI_Comm_disconnect ends it.  A fourth argument says where the jobs run
+ * ("host": one host, "netns": two), and the MPI_T counters must show the
+ * traffic took shm on one host (tcp with UZURA_SHM=0) and tcp across hosts.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -161,6 +163,37 @@ static void bad_connects(const char *port)
     CHECK_EQ(cls, MPI_ERR_PORT);
 }
 
+/* Counters of the transports the jobs' traffic takes, started before the
+ * meeting: on one host shm (a link per process of the other job, no tcp
+ * byte), across hosts (namespaces) tcp and no link. */
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle links_h, tcp_h;
+
+static MPI_T_pvar_handle start_counter(const char *name)
+{
+    int idx = -1, count = 0;
+    MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
+    CHECK_EQ(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_handle_alloc(session, idx, NULL, &h, &count), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_start(session, h), MPI_SUCCESS);
+    return h;
+}
+
+static void check_path(int across_hosts)
+{
+    unsigned long long links = 0, tcp = 0;
+    CHECK_EQ(MPI_T_pvar_read(session, links_h, &links), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_read(session, tcp_h, &tcp), MPI_SUCCESS);
+    if (across_hosts) {
+        CHECK(links == 0 && tcp > 0, "across hosts: %llu shm links, %llu tcp bytes", links, tcp);
+    } else if (getenv("UZURA_SHM") && strcmp(getenv("UZURA_SHM"), "0") == 0) {
+        CHECK(links == 0 && tcp > 0, "one host, UZURA_SHM=0: %llu shm links, %llu tcp bytes", links, tcp);
+    } else {
+        CHECK(links == (unsigned long long)their && tcp == 0, "one host: %llu shm links (expected %d), %llu tcp "
+              "bytes (expected 0)", links, their, tcp);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -172,6 +205,11 @@ int main(int argc, char **argv)
     }
     is_server = strcmp(argv[1], "server") == 0;
     their = atoi(argv[3]);
+    int provided;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_T_pvar_session_create(&session);
+    links_h = start_counter("shm_foreign_peers");
+    tcp_h = start_counter("tcp_bytes_sent");
     char port[MPI_MAX_PORT_NAME] = "";
     MPI_Comm inter;
     if (is_server) {
@@ -196,6 +234,7 @@ int main(int argc, char **argv)
     exchange(inter, !is_server, 20000);
     collectives(inter);
     merged(inter);
+    check_path(argc > 4 && strcmp(argv[4], "netns") == 0);
 
     /* The port closes: a later connect to it fails at once. */
     if (is_server && rank == 0)

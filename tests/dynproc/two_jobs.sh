@@ -21,9 +21,9 @@ else
     trap 'rm -rf "$dir"' EXIT
 fi
 file=$dir/port
-"${in_server[@]}" "$MPIEXEC" -n "$nps" --timeout 90 "$prog" server "$file" "$npc" >"$dir/server.out" 2>&1 &
+"${in_server[@]}" "$MPIEXEC" -n "$nps" --timeout 90 "$prog" server "$file" "$npc" "${where:-host}" >"$dir/server.out" 2>&1 &
 server=$!
-"${in_client[@]}" "$MPIEXEC" -n "$npc" --timeout 90 "$prog" client "$file" "$nps" >"$dir/client.out" 2>&1
+"${in_client[@]}" "$MPIEXEC" -n "$npc" --timeout 90 "$prog" client "$file" "$nps" "${where:-host}" >"$dir/client.out" 2>&1
 crc=$?
 wait "$server"
 src=$?

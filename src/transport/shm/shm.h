@@ -13,7 +13,9 @@
  * sender's memory with process_vm_readv, while the sender, if it is waiting
  * anyway, pushes from the other end (DIMMnet-1's PULL and PUSH at once).
  *
- * Peers are named by their local index on this host (0..nlocal-1).
+ * Peers are named by their local index on this host (0..nlocal-1), and
+ * processes of other jobs on this host by nlocal + i, each through a
+ * segment of its own (shm_link.c).
  */
 #ifndef UZ_TRANSPORT_SHM_SHM_H
 #define UZ_TRANSPORT_SHM_SHM_H

@@ -87,11 +87,17 @@ struct bulk_op {
 };
 
 static struct bulk_op *sender_ops;  /* indexed by our record number */
+/* Offers to processes of other jobs live in the link's segment
+ * (shm_link.c): link i's ops, indexed by record number there, made on the
+ * first offer. */
+static struct bulk_op **link_sender_ops;
+static int link_ops_cap;
 static struct bulk_op *receiver_ops;
 static int nreceiver_ops, receiver_ops_cap;
 int uz_shm_bulk_active_ops;      /* transfers in flight (read inline) */
 static int nsender_ops;          /* of them, ours as sender: stops the scan of sender_ops early */
-static int *offers_to;           /* [nlocal]: our offers to each local peer not yet copied */
+static int *offers_to;           /* [peers]: our offers to each peer not yet copied */
+static int offers_cap;
 static int sender_helps;         /* UZURA_SHM_BULK_HELP, and every local rank has a processor */
 static size_t read_alone_max;    /* largest transfer a receiver that reads it next copies alone */
 
@@ -99,6 +105,7 @@ void shm_bulk_init(void)
 {
     sender_ops = calloc(uz_shm.hdr->bulk_records_per_rank, sizeof(*sender_ops));
     offers_to = calloc(uz_shm.nlocal, sizeof(*offers_to));
+    offers_cap = uz_shm.nlocal;
     /* A helper that claims a chunk and is then descheduled holds the
      * receiver until it runs again: with more ranks than processors a
      * 32 KiB Exscan chain took 200 us instead of 10.  There the receiver
@@ -133,8 +140,67 @@ static void run_list_moved(struct run_list *to, const struct run_list *from)
         to->start = to->few_start;
 }
 
+int shm_bulk_grow(int peers)
+{
+    int *o = realloc(offers_to, sizeof(*o) * (size_t)peers);
+    if (o) {
+        memset(o + offers_cap, 0, sizeof(*o) * (size_t)(peers - offers_cap));
+        offers_to = o;
+        offers_cap = peers;
+    }
+    int links = peers - uz_shm.nlocal;
+    struct bulk_op **l = o ? realloc(link_sender_ops, sizeof(*l) * (size_t)links) : NULL;
+    if (!l)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory adding a process of another job to shm");
+    memset(l + link_ops_cap, 0, sizeof(*l) * (size_t)(links - link_ops_cap));
+    link_sender_ops = l;
+    link_ops_cap = links;
+    return MPI_SUCCESS;
+}
+
+/* Our offers to `peer`: their ops and records, and how many there are
+ * (NULL ops: none yet, out of memory). */
+static struct bulk_op *offer_ops(int peer, uint32_t *n)
+{
+    if (peer < uz_shm.nlocal) {
+        *n = (uint32_t)uz_shm.hdr->bulk_records_per_rank;
+        return sender_ops;
+    }
+    int k = peer - uz_shm.nlocal;
+    *n = shm_link_bulk_records(peer);
+    if (!link_sender_ops[k] && *n)
+        link_sender_ops[k] = calloc(*n, sizeof(struct bulk_op));
+    return link_sender_ops[k];
+}
+
+static struct shm_bulk_record *my_record(int peer, uint32_t i)
+{
+    return peer < uz_shm.nlocal ? shm_bulk_record_of(uz_shm.my_local, i) : shm_link_bulk_record(peer, 0, i);
+}
+
+static struct shm_bulk_record *their_record(int peer, uint32_t i)
+{
+    return peer < uz_shm.nlocal ? shm_bulk_record_of(peer, i) : shm_link_bulk_record(peer, 1, i);
+}
+
+static void ops_free(struct bulk_op *ops, uint64_t n)
+{
+    for (uint64_t i = 0; ops && i < n; i++) {
+        run_list_free(&ops[i].mine);
+        run_list_free(&ops[i].theirs);
+    }
+}
+
 void shm_bulk_finalize(void)
 {
+    for (int k = 0; k < link_ops_cap; k++) {
+        if (link_sender_ops[k])
+            ops_free(link_sender_ops[k], shm_link_bulk_records(uz_shm.nlocal + k));
+        free(link_sender_ops[k]);
+    }
+    free(link_sender_ops);
+    link_sender_ops = NULL;
+    link_ops_cap = offers_cap = 0;
     for (uint64_t i = 0; sender_ops && i < uz_shm.hdr->bulk_records_per_rank; i++) {
         run_list_free(&sender_ops[i].mine);
         run_list_free(&sender_ops[i].theirs);
@@ -363,11 +429,21 @@ int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, voi
     const struct uz_bulk_mem *stage = mem->ctx ? mem : NULL;
     const struct iovec *iov = stage ? NULL : mem->iov;
     int niov = stage ? 0 : mem->niov;
-    uint64_t nrec = uz_shm.hdr->bulk_records_per_rank;
+    uint32_t nrec;
+    /* Without cross-memory attach to a process of another job, its large
+     * messages stream through the ring (CTS/DATA).  Until both sides of a
+     * new link have probed it, the request layer asks again (-EBUSY) rather
+     * than send the message by the slower path for good. */
+    int link_cma = peer >= uz_shm.nlocal ? shm_link_cma(peer) : 1;
+    if (link_cma <= 0)
+        return link_cma < 0 ? -EBUSY : -EAGAIN;
+    struct bulk_op *ops = offer_ops(peer, &nrec);
+    if (!ops)
+        return -EAGAIN;
     int finishing = 0;
-    for (uint64_t i = 0; i < nrec; i++) {
-        struct bulk_op *op = &sender_ops[i];
-        struct shm_bulk_record *rec = shm_bulk_record_of(uz_shm.my_local, (uint32_t)i);
+    for (uint32_t i = 0; i < nrec; i++) {
+        struct bulk_op *op = &ops[i];
+        struct shm_bulk_record *rec = my_record(peer, i);
         unsigned state = atomic_load_explicit(&rec->state, memory_order_acquire);
         /* A record whose transfer was reported and handed back is free even
          * if progress has not looked at it yet: a stream of sends reuses
@@ -386,7 +462,7 @@ int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, voi
         op->in_use = 1;
         op->is_sender = 1;
         op->peer = peer;
-        op->peer_pid = shm_ctl_of(peer)->pid;
+        op->peer_pid = shm_pid_of(peer);
         op->rec = rec;
         op->owner = owner;
         rec->total = total;
@@ -413,6 +489,7 @@ int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, voi
         uz_shm_bulk_active_ops++;
         nsender_ops++;
         offers_to[peer]++;
+        uz_shm_link_bulk += peer >= uz_shm.nlocal;
         return 0;
     }
     /* Records the receivers already matched come back without anything
@@ -424,9 +501,11 @@ int uz_shm_bulk_offer(int peer, const struct uz_bulk_mem *mem, size_t total, voi
 
 int uz_shm_bulk_withdraw(int peer, const struct uz_bulk_desc *desc)
 {
-    if (desc->record >= uz_shm.hdr->bulk_records_per_rank)
+    uint32_t nrec;
+    struct bulk_op *ops = offer_ops(peer, &nrec);
+    if (!ops || desc->record >= nrec)
         return -EINVAL;
-    struct bulk_op *op = &sender_ops[desc->record];
+    struct bulk_op *op = &ops[desc->record];
     unsigned expect = SHM_BULK_OFFERED;
     if (!op->in_use || op->peer != peer || op->generation != desc->generation)
         return -EINVAL;
@@ -494,10 +573,11 @@ int uz_shm_bulk_pull(int peer, const struct uz_bulk_desc *desc, const struct uz_
     const struct uz_bulk_mem *stage = mem->ctx ? mem : NULL;
     const struct iovec *iov = stage ? NULL : mem->iov;
     int niov = stage ? 0 : mem->niov;
-    if (desc->record >= uz_shm.hdr->bulk_records_per_rank)
+    uint64_t nrec = peer < uz_shm.nlocal ? uz_shm.hdr->bulk_records_per_rank : shm_link_bulk_records(peer);
+    if (desc->record >= nrec)
         return uz_err_make(MPI_ERR_INTERN, "bulk transfer names record %u of %llu", desc->record,
-                           (unsigned long long)uz_shm.hdr->bulk_records_per_rank);
-    struct shm_bulk_record *rec = shm_bulk_record_of(peer, desc->record);
+                           (unsigned long long)nrec);
+    struct shm_bulk_record *rec = their_record(peer, desc->record);
     if (atomic_load_explicit(&rec->state, memory_order_acquire) != SHM_BULK_OFFERED ||
         atomic_load_explicit(&rec->generation, memory_order_relaxed) != desc->generation ||
         rec->total < total)
@@ -562,6 +642,7 @@ int uz_shm_bulk_pull(int peer, const struct uz_bulk_desc *desc, const struct uz_
     if (alone)
         rec->chunk = total ? total : 1;
     atomic_store_explicit(&rec->state, SHM_BULK_ACCEPTED, memory_order_seq_cst);
+    uz_shm_link_bulk += peer >= uz_shm.nlocal;
     uz_shm_wake_if_sleeping(peer);
     if (total == 0)
         atomic_store(&rec->copied, 0);
@@ -576,6 +657,55 @@ int uz_shm_bulk_pull(int peer, const struct uz_bulk_desc *desc, const struct uz_
 /* Receive completions are reported after the scan, because a callback may
  * start another pull and grow receiver_ops under our feet. */
 struct finished { void *owner; int err; };
+
+/* Close the gaps finished receive operations left. */
+static void compact_receivers(void)
+{
+    int k = 0;
+    for (int i = 0; i < nreceiver_ops; i++) {
+        if (!receiver_ops[i].in_use)
+            continue;
+        if (k != i) {
+            receiver_ops[k] = receiver_ops[i];
+            run_list_moved(&receiver_ops[k].mine, &receiver_ops[i].mine);
+            run_list_moved(&receiver_ops[k].theirs, &receiver_ops[i].theirs);
+        }
+        k++;
+    }
+    nreceiver_ops = k;
+}
+
+/* A process of another job died (shm_link.c).  Nobody will take or hand
+ * back our offers to it: forget them without reporting (the request layer
+ * fails those sends itself, peer_failed, and MPI_Finalize must not wait
+ * for them).  A pull from it whose sender was to copy, or died half-way
+ * through a chunk, would never finish: end it with an error now. */
+void shm_bulk_forget_peer(int peer)
+{
+    uint32_t n;
+    struct bulk_op *ops = peer >= uz_shm.nlocal && link_sender_ops[peer - uz_shm.nlocal] ? offer_ops(peer, &n)
+                                                                                        : NULL;
+    for (uint32_t i = 0; ops && i < n; i++)
+        if (ops[i].in_use)
+            sender_op_end(&ops[i]);     /* no bulk_done now, nor later */
+    struct finished *fin = nreceiver_ops ? malloc(sizeof(*fin) * (size_t)nreceiver_ops) : NULL;
+    int nfin = 0;
+    for (int i = 0; fin && i < nreceiver_ops; i++) {
+        struct bulk_op *op = &receiver_ops[i];
+        if (!op->in_use || op->peer != peer)
+            continue;
+        fin[nfin].owner = op->owner;
+        fin[nfin++].err = op->handed_back ? op->err : ESRCH;
+        run_list_free(&op->mine);
+        run_list_free(&op->theirs);
+        op->in_use = 0;
+        uz_shm_bulk_active_ops--;
+    }
+    compact_receivers();
+    for (int i = 0; i < nfin; i++)
+        uz_shm.up->bulk_done(fin[i].owner, fin[i].err);
+    free(fin);
+}
 
 static int progress_receiver(struct bulk_op *op, struct finished *fin)
 {
@@ -640,6 +770,15 @@ int shm_bulk_ready(void)
                 return 1;
         }
     }
+    for (int k = 0; k < link_ops_cap && want > 0; k++) {
+        uint32_t n = link_sender_ops[k] ? shm_link_bulk_records(uz_shm.nlocal + k) : 0;
+        for (uint32_t i = 0; i < n && want > 0; i++)
+            if (link_sender_ops[k][i].in_use) {
+                want--;
+                if (sender_ready(&link_sender_ops[k][i]))
+                    return 1;
+            }
+    }
     for (int i = 0; i < nreceiver_ops; i++)
         if (receiver_ops[i].in_use && receiver_ready(&receiver_ops[i]))
             return 1;
@@ -661,24 +800,20 @@ int shm_bulk_progress(void)
             work += progress_sender(&sender_ops[i]);
         }
     }
+    for (int k = 0; k < link_ops_cap && want > 0; k++) {
+        uint32_t n = link_sender_ops[k] ? shm_link_bulk_records(uz_shm.nlocal + k) : 0;
+        for (uint32_t i = 0; i < n && want > 0; i++)
+            if (link_sender_ops[k][i].in_use) {
+                want--;
+                work += progress_sender(&link_sender_ops[k][i]);
+            }
+    }
     struct finished fin[16];
     int nfin = 0;
     for (int i = 0; i < nreceiver_ops && nfin < 16; i++)
         if (receiver_ops[i].in_use)
             nfin += progress_receiver(&receiver_ops[i], &fin[nfin]);
-    /* Compact finished receive operations. */
-    int k = 0;
-    for (int i = 0; i < nreceiver_ops; i++) {
-        if (!receiver_ops[i].in_use)
-            continue;
-        if (k != i) {
-            receiver_ops[k] = receiver_ops[i];
-            run_list_moved(&receiver_ops[k].mine, &receiver_ops[i].mine);
-            run_list_moved(&receiver_ops[k].theirs, &receiver_ops[i].theirs);
-        }
-        k++;
-    }
-    nreceiver_ops = k;
+    compact_receivers();
     for (int i = 0; i < nfin; i++)
         uz_shm.up->bulk_done(fin[i].owner, fin[i].err);
     return work + nfin;

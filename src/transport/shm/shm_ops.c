@@ -43,5 +43,9 @@ const struct uz_transport_ops uz_shm_transport = {
     .bulk_pending = shm_bulk_pending_count,
     .put = uz_shm_put,
     .get = uz_shm_get,
+    .add_peer = uz_shm_add_peer,
+    .close_peer = uz_shm_close_peer,
+    .host_card = uz_shm_card,
     .coll = &uz_shm_coll_offload,
+    .counters = uz_shm_counters,
 };

@@ -37,6 +37,8 @@ static inline uint32_t slots_for(size_t len)
  * start polling it. */
 static int activate_tx(int peer)
 {
+    if (peer >= uz_shm.nlocal)
+        return shm_link_activate_tx(peer);
     size_t off = shm_ring_offset(uz_shm.my_local, peer);
     int err = shm_reserve(off, uz_shm.hdr->ring_stride, "a message ring");
     if (err)
@@ -47,6 +49,8 @@ static int activate_tx(int peer)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory starting a message ring");
     tx->ring_ctl = (struct shm_ring_ctl *)(uz_shm.base + off);
     tx->slots = (struct shm_slot *)(uz_shm.base + off + sizeof(struct shm_ring_ctl));
+    tx->nslots = uz_shm.ring_slots;
+    tx->mask = uz_shm.ring_mask;
     tx->produced = 0;
     tx->consumed_seen = 0;
     struct shm_ctl *c = shm_ctl_of(peer);
@@ -58,10 +62,10 @@ static int activate_tx(int peer)
 
 static inline int ring_has_room(struct shm_tx *tx, uint64_t end)
 {
-    if (end - tx->consumed_seen <= uz_shm.ring_slots)
+    if (end - tx->consumed_seen <= tx->nslots)
         return 1;
     tx->consumed_seen = atomic_load_explicit(&tx->ring_ctl->consumed, memory_order_acquire);
-    return end - tx->consumed_seen <= uz_shm.ring_slots;
+    return end - tx->consumed_seen <= tx->nslots;
 }
 
 /* A record of `need` slots at `idx`: its first slot holds a sequence word,
@@ -98,8 +102,8 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
     size_t len = hdr_len + pl->len;
     uint32_t need = slots_for(len);
     uint64_t pos = tx->produced;
-    uint32_t idx = (uint32_t)pos & uz_shm.ring_mask;
-    uint32_t wrap = idx + need > uz_shm.ring_slots ? uz_shm.ring_slots - idx : 0;
+    uint32_t idx = (uint32_t)pos & tx->mask;
+    uint32_t wrap = idx + need > tx->nslots ? tx->nslots - idx : 0;
     /* ... and the slot after the record, which we may have to clear. */
     if (!ring_has_room(tx, pos + wrap + need + 1))
         return -EAGAIN;
@@ -123,11 +127,11 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
     }
     slot->len = (uint32_t)len;
     note_record(tx->payload_first, idx, need);
-    clear_payload_first(tx, (idx + need) & uz_shm.ring_mask);
+    clear_payload_first(tx, (idx + need) & tx->mask);
     atomic_store_explicit(&slot->seq, (uint32_t)(pos + 1), memory_order_seq_cst);
     uz_trace_enqueued();
     tx->produced = pos + need;
-    if (atomic_load_explicit(&shm_ctl_of(peer)->sleeping, memory_order_relaxed))
+    if (atomic_load_explicit(&shm_peer_ctl(peer)->sleeping, memory_order_relaxed))
         uz_shm_wake(peer);
     return 0;
 }
@@ -151,10 +155,36 @@ static void activate_rx(void)
         struct shm_rx *rx = &uz_shm.rx[uz_shm.nrx++];
         rx->ring_ctl = (struct shm_ring_ctl *)(uz_shm.base + off);
         rx->slots = (struct shm_slot *)(uz_shm.base + off + sizeof(struct shm_ring_ctl));
+        rx->nslots = uz_shm.ring_slots;
+        rx->mask = uz_shm.ring_mask;
         rx->consumed = 0;
         rx->peer = s;
         rx->world_rank = uz_shm.local_world_ranks[s];
     }
+}
+
+void shm_rx_add(int peer, int world, struct shm_slot *slots, struct shm_ring_ctl *ctl, uint32_t nslots)
+{
+    struct shm_rx *rx = &uz_shm.rx[uz_shm.nrx++];
+    rx->ring_ctl = ctl;
+    rx->slots = slots;
+    rx->nslots = nslots;
+    rx->mask = nslots - 1;
+    rx->consumed = 0;
+    rx->peer = peer;
+    rx->world_rank = world;
+}
+
+int shm_ring_grow(int peers)
+{
+    struct shm_tx *tx = realloc(uz_shm.tx, sizeof(*tx) * (size_t)peers);
+    if (tx)
+        uz_shm.tx = tx;
+    struct shm_rx *rx = tx ? realloc(uz_shm.rx, sizeof(*rx) * (size_t)peers) : NULL;
+    if (!rx)
+        return uz_err_make(MPI_ERR_NO_MEM, "out of memory adding a process of another job to shm");
+    uz_shm.rx = rx;
+    return MPI_SUCCESS;
 }
 
 /* Give `n` slots back to the sender. */
@@ -172,14 +202,14 @@ static int poll_ring(struct shm_rx *rx, uz_recv_handler handler)
 {
     int handled = 0;
     while (handled < RECORDS_PER_POLL) {
-        uint32_t idx = (uint32_t)rx->consumed & uz_shm.ring_mask;
+        uint32_t idx = (uint32_t)rx->consumed & rx->mask;
         struct shm_slot *slot = &rx->slots[idx];
         if (atomic_load_explicit(&slot->seq, memory_order_acquire) != (uint32_t)(rx->consumed + 1))
             break;
         uz_trace_arrived();
         uint32_t len = slot->len;
         if (len == SHM_RECORD_WRAP) {
-            release_slots(rx, uz_shm.ring_slots - idx);
+            release_slots(rx, rx->nslots - idx);
             continue;
         }
         handler(rx->world_rank, slot->bytes, len);
@@ -200,6 +230,8 @@ int uz_shm_progress(void)
         handled += poll_ring(&uz_shm.rx[i], handler);
     if (UZ_UNLIKELY(uz_shm_bulk_pending()))
         handled += shm_bulk_progress();
+    if (UZ_UNLIKELY(uz_shm.nlinks))
+        handled += shm_links_progress();
     return handled;
 }
 
@@ -209,7 +241,7 @@ int shm_rx_pending(void)
         return 1;
     for (int i = 0; i < uz_shm.nrx; i++) {
         struct shm_rx *rx = &uz_shm.rx[i];
-        struct shm_slot *slot = &rx->slots[(uint32_t)rx->consumed & uz_shm.ring_mask];
+        struct shm_slot *slot = &rx->slots[(uint32_t)rx->consumed & rx->mask];
         if (atomic_load_explicit(&slot->seq, memory_order_acquire) == (uint32_t)(rx->consumed + 1))
             return 1;
     }

@@ -205,6 +205,8 @@ int uz_shm_init(const struct uz_transport_setup *s, const struct uz_upcalls *up)
 {
     int err;
     uz_shm.up = up;
+    uz_shm.job_key = s->job_key;
+    uz_shm.world_rank = s->world_rank;
     uz_runtime_on_abort(unlink_on_abort);
     size_t ring_bytes = ring_bytes_for(s->nlocal);
     if (ring_bytes < 4096 || (ring_bytes & (ring_bytes - 1)))
@@ -294,6 +296,7 @@ void uz_shm_finalize(void)
         fprintf(stderr, "Uzura rank %d: shm: receive memory prefaulted %llu bytes\n",
                 uz_shm.local_world_ranks[uz_shm.my_local], (unsigned long long)shm_prefaulted_bytes());
     shm_bulk_finalize();
+    shm_links_finalize();
     shm_wake_socket_close();
     if (uz_shm.base)
         munmap(uz_shm.base, uz_shm.size);
@@ -318,10 +321,14 @@ void uz_shm_caps(struct uz_transport_caps *caps)
     /* A record must leave room for others in flight: at most a quarter ring. */
     if (frag > ring / 4)
         frag = ring / 4;
+    /* A rank alone on its host has nobody to probe cross-memory attach
+     * with, but may meet processes of other jobs here (shm_link.c probes
+     * each of them, and takes the ring where it fails). */
+    int alone = uz_shm.nlocal < 2 && uz_config.shm && uz_config.shm_cma != UZ_SHM_CMA_OFF;
     *caps = (struct uz_transport_caps){
         .max_record = frag,
         .inline_payload = sizeof(((struct shm_slot *)0)->bytes),
-        .has_bulk = uz_shm.cma,
+        .has_bulk = uz_shm.cma || alone,
         /* process_vm_readv/writev cost about 300 ns per run of the other
          * process and 50 ns per run of our own, on top of the bytes: a
          * mean run under 4 KiB there, or 256 bytes here, costs more in

@@ -49,13 +49,19 @@ static void sleep_on_futex(long timeout_ns, int (*ready)(void))
 
 /* ------------------------------------------------------------ wake sockets */
 
-static socklen_t wake_address(int world_rank, struct sockaddr_un *sa)
+/* The wake socket of rank `world_rank` of the job named `job` (another
+ * job's, for a process linked from one: shm_link.c). */
+socklen_t shm_wake_address_of(const char *job, int world_rank, struct sockaddr_un *sa)
 {
     memset(sa, 0, sizeof(*sa));
     sa->sun_family = AF_UNIX;
-    /* Abstract namespace: a leading NUL, no file to clean up. */
-    int n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1, "uzura-%s-w%d", uz_rt.job_id, world_rank);
+    int n = snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1, "uzura-%s-w%d", job, world_rank);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
+
+static socklen_t wake_address(int world_rank, struct sockaddr_un *sa)
+{
+    return shm_wake_address_of(uz_rt.job_id, world_rank, sa);
 }
 
 int shm_wake_socket_open(void)
@@ -97,9 +103,13 @@ static void sleep_in_poll(struct pollfd *fds, int nfds, int timeout_ms, int (*re
     fds[nfds].events = POLLIN;
     fds[nfds].revents = 0;
     atomic_store_explicit(&me->sleeping, 1, memory_order_seq_cst);
+    if (uz_shm.nlinks)
+        shm_links_sleeping(1);
     if (!ready())
         poll(fds, (nfds_t)nfds + (uz_shm.wake_fd >= 0), timeout_ms);
     atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
+    if (uz_shm.nlinks)
+        shm_links_sleeping(0);
     char drain[64];
     while (uz_shm.wake_fd >= 0 && recv(uz_shm.wake_fd, drain, sizeof(drain), 0) > 0)
         ;
@@ -107,6 +117,10 @@ static void sleep_in_poll(struct pollfd *fds, int nfds, int timeout_ms, int (*re
 
 void uz_shm_wake(int peer)
 {
+    if (peer >= uz_shm.nlocal) {
+        shm_link_wake(peer);
+        return;
+    }
     struct shm_ctl *c = shm_ctl_of(peer);
     if (c->wake_by_socket) {
         struct sockaddr_un sa;
@@ -127,9 +141,15 @@ void uz_shm_wake(int peer)
     futex_call(&c->doorbell, FUTEX_WAKE, INT_MAX, NULL);
 }
 
+void shm_wake_by_socket(const struct sockaddr_un *sa, socklen_t len)
+{
+    if (uz_shm.wake_fd >= 0)
+        sendto(uz_shm.wake_fd, "", 1, MSG_DONTWAIT, (const struct sockaddr *)sa, len);
+}
+
 void uz_shm_wake_if_sleeping(int peer)
 {
-    if (atomic_load_explicit(&shm_ctl_of(peer)->sleeping, memory_order_seq_cst))
+    if (atomic_load_explicit(&shm_peer_ctl(peer)->sleeping, memory_order_seq_cst))
         uz_shm_wake(peer);
 }
 
