@@ -32,7 +32,7 @@ static void untrack(uz_request *r)
     ((uz_comm *)r->hook_arg)->pending_reqs--;
 }
 
-void uz_comm_track_request(uz_comm *comm, uz_request *r)
+static inline void track(uz_comm *comm, uz_request *r)
 {
     if (uz_request_is_complete(r) || r->on_complete)
         return;
@@ -41,20 +41,32 @@ void uz_comm_track_request(uz_comm *comm, uz_request *r)
     comm->pending_reqs++;
 }
 
-static int send_mode(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag, uz_comm *comm,
-                     enum uz_send_mode mode, MPI_Request *request)
+void uz_comm_track_request(uz_comm *comm, uz_request *r)
 {
-    uz_request *r = NULL;
-    struct uz_wait_note note = { .call = blocking_send_name[mode] };
-    uz_lock();
-    struct uz_wait_note *prev = request ? NULL : uz_wait_note_enter(&note);
-    int err = uz_pt2pt_send(buf, count, dt, dest, tag, &comm->p2p, mode, request ? &r : NULL);
-    if (!request)
+    track(comm, r);
+}
+
+/* Inlined into each caller with its constant mode and request: the
+ * nonblocking forms then carry nothing of the blocking ones' wait note. */
+static UZ_ALWAYS_INLINE int send_mode(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
+                                      uz_comm *comm, enum uz_send_mode mode, MPI_Request *request)
+{
+    if (!request) {
+        struct uz_wait_note note = { .call = blocking_send_name[mode] };
+        uz_lock();
+        struct uz_wait_note *prev = uz_wait_note_enter(&note);
+        int err = uz_pt2pt_send(buf, count, dt, dest, tag, &comm->p2p, mode, NULL);
         uz_wait_note_leave(prev);
-    if (request && !err)
-        uz_comm_track_request(comm, r);
+        uz_unlock();
+        return err;
+    }
+    uz_request *r = NULL;
+    uz_lock();
+    int err = uz_pt2pt_send(buf, count, dt, dest, tag, &comm->p2p, mode, &r);
+    if (!err)
+        track(comm, r);
     uz_unlock();
-    if (request && !err)
+    if (!err)
         *request = uz_request_handle(r);
     return err;
 }
@@ -113,7 +125,7 @@ int uz_mpi_Irecv_c(void *buf, MPI_Count count, uz_datatype *datatype, int source
     uz_lock();
     int err = uz_pt2pt_recv(buf, count, datatype, source, tag, &comm->p2p, NULL, &r);
     if (!err)
-        uz_comm_track_request(comm, r);
+        track(comm, r);
     uz_unlock();
     if (!err)
         *request = uz_request_handle(r);

@@ -78,15 +78,8 @@ static void recv_put(uz_request *r, size_t offset, const void *src, size_t len)
     }
 }
 
-static void recv_finish(uz_request *r, int error)
+static inline void recv_complete(uz_request *r, int error)
 {
-    uint32_t trace_seq = uz_trace_of(r);
-    int trace_tag = 0, trace_src = 0;   /* r may be gone after completing */
-    if (UZ_UNLIKELY(trace_seq)) {
-        trace_tag = r->msg_tag;
-        trace_src = r->peer_world;
-        uz_trace_stamp(UZ_STAGE_COPY, uz_trace_now(), trace_seq, trace_tag, trace_src);
-    }
     r->status.MPI_SOURCE = r->msg_src;
     r->status.MPI_TAG = r->msg_tag;
     uz_status_set_bytes(&r->status, (MPI_Count)r->expected);
@@ -97,8 +90,27 @@ static void recv_finish(uz_request *r, int error)
                             r->msg_tag, r->bytes);
     r->status.MPI_ERROR = error;
     uz_request_complete(r);     /* may free r */
-    if (UZ_UNLIKELY(trace_seq))
-        uz_trace_stamp(UZ_STAGE_RECV_COMPLETE, uz_trace_now(), trace_seq, trace_tag, trace_src);
+}
+
+/* UZURA_TRACE=stages: the same, stamped.  Out of line, so that the
+ * untraced path stays small enough to be inlined where it was. */
+static UZ_COLD void recv_finish_traced(uz_request *r, int error)
+{
+    uint32_t seq = r->trace_seq;
+    int tag = r->msg_tag, src = r->peer_world;  /* r may be gone after completing */
+    if (seq)
+        uz_trace_stamp(UZ_STAGE_COPY, uz_trace_now(), seq, tag, src);
+    recv_complete(r, error);
+    if (seq)
+        uz_trace_stamp(UZ_STAGE_RECV_COMPLETE, uz_trace_now(), seq, tag, src);
+}
+
+static inline void recv_finish(uz_request *r, int error)
+{
+    if (UZ_UNLIKELY(uz_trace_stages))
+        recv_finish_traced(r, error);
+    else
+        recv_complete(r, error);
 }
 
 /* The receive `r` takes a message of `size` bytes. */
@@ -653,7 +665,7 @@ static int setup_recv(uz_request *r, void *buf, MPI_Count count, uz_datatype *dt
     return uz_request_set_buffer(r, buf, count, dt);
 }
 
-static uz_request *new_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+static UZ_ALWAYS_INLINE uz_request *new_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
                             uz_comm *comm, uint32_t context_id, int source_world, int *err)
 {
     uz_request *r = uz_request_new(UZ_REQ_RECV);
@@ -680,7 +692,7 @@ static int finish_blocking(uz_request *r, MPI_Status *status)
 }
 
 /* Match a receive against the queued messages, or queue it. */
-static void post_recv(uz_request *r)
+static UZ_ALWAYS_INLINE void post_recv(uz_request *r)
 {
     struct uz_unexpected *u = uz_unexpected_find(r->context_id, r->peer, r->tag);
     if (u) {

@@ -513,23 +513,14 @@ static uz_request *completed_send_request(void)
     return r;
 }
 
-int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
-                  const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out)
+/* The send itself, for a message numbered `trace_seq` by UZURA_TRACE=stages
+ * (0: not traced).  Inlined twice: into uz_pt2pt_send with 0, where every
+ * stamp folds away, and into the cold observed_send. */
+static UZ_ALWAYS_INLINE int send_to(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
+                                    const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out,
+                                    int world, size_t bytes, uint32_t trace_seq)
 {
-    if (UZ_UNLIKELY(dest == MPI_PROC_NULL)) {
-        if (out && !(*out = completed_send_request()))
-            return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
-        return MPI_SUCCESS;
-    }
-    int world = uz_p2p_world_rank(pc, dest);
     struct uz_peer *p = &uz_peers[world];
-    size_t bytes = (size_t)(count * dt->size);
-    uint32_t trace_seq = 0;
-    if (UZ_UNLIKELY(uz_trace_stages))
-        trace_seq = uz_trace_send_entry(tag, world);
-    /* Collective contexts are odd (comm.h): context_id + 1. */
-    uz_profile_send(world, bytes, (int)(pc->context_id & 1));
-
     /* Fast path: an eager message that fits one record goes out now,
      * without a request (blocking) or with an already-complete one. */
     size_t limit = p->eager_limit;
@@ -606,6 +597,33 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
     err = r->status.MPI_ERROR;
     uz_request_release(r);
     return err;
+}
+
+/* UZURA_TRACE=stages or the traffic profile: number and count the message,
+ * then send it.  Out of line, so that a run without them pays one branch. */
+static UZ_COLD int observed_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
+                                 const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out,
+                                 int world, size_t bytes)
+{
+    uint32_t trace_seq = uz_trace_stages ? uz_trace_send_entry(tag, world) : 0;
+    /* Collective contexts are odd (comm.h): context_id + 1. */
+    uz_profile_send(world, bytes, (int)(pc->context_id & 1));
+    return send_to(buf, count, dt, dest, tag, pc, mode, out, world, bytes, trace_seq);
+}
+
+int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
+                  const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out)
+{
+    if (UZ_UNLIKELY(dest == MPI_PROC_NULL)) {
+        if (out && !(*out = completed_send_request()))
+            return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
+        return MPI_SUCCESS;
+    }
+    int world = uz_p2p_world_rank(pc, dest);
+    size_t bytes = (size_t)(count * dt->size);
+    if (UZ_UNLIKELY(uz_trace_stages | uz_profile_on))
+        return observed_send(buf, count, dt, dest, tag, pc, mode, out, world, bytes);
+    return send_to(buf, count, dt, dest, tag, pc, mode, out, world, bytes, 0);
 }
 
 /* -------------------------------------------------- answers from receivers */
