@@ -1,15 +1,16 @@
 /*
  * p2p_partitioned.c — partitioned requests (MPI_Psend_init, MPI_Precv_init):
  * creating them (which starts the handshake), MPI_Start, and the progress
- * that binds a pair and completes a round.  p2p_partitioned.h describes the protocol; MPI_Pready* and
- * MPI_Parrived are in p2p_partitioned_ready.c.
+ * that binds a pair and completes a round.  p2p_partitioned.h describes
+ * the protocol; MPI_Pready* and MPI_Parrived are in p2p_partitioned_ready.c.
  *
  * A partitioned request is a persistent request (MPI_Start, MPI_Wait,
  * MPI_Request_free treat it as one, p2p_persistent.c): each start makes a
  * `round` request, pollable, that completes when every data message of the
  * round has completed on this side.  The data messages themselves are the
- * request layer's sends and receives; their completion hooks only count,
- * and the round's poll (from the progress engine, after the transports)
+ * request layer's sends and receives; their hooks only keep the books (a
+ * receive's match hook withdraws the receives a run makes unneeded, its
+ * completion hook marks partitions arrived), and the round's poll (from the progress engine, after the transports)
  * does what needs the request layer: answering a hello, posting receives,
  * sending partitions readied before the pair was bound.
  */
@@ -148,32 +149,66 @@ void uz_part_send_ready(struct uz_part *p, int i)
     send_run(p, first, last);
 }
 
-/* A data message is in place: it carries the sender's partitions from
- * its tag on, as many as its length says (a run, see uz_part_send_ready).
- * The receives posted for the others of the run will never match: they
- * are withdrawn now, before a later round's message with their tag could
- * take them.  Unpack when the datatype is not contiguous, then let
- * MPI_Parrived see it. */
+/* How many of the sender's partitions a data message of `bytes` with tag
+ * i carries (a run, see uz_part_send_ready), or 0 if that makes no sense. */
+static int run_length(const struct uz_part *p, int i, MPI_Count bytes)
+{
+    if (!p->msg_bytes)
+        return 1;               /* zero-byte partitions are not merged */
+    MPI_Count k = bytes / (MPI_Count)p->msg_bytes;
+    if (k < 1 || bytes % (MPI_Count)p->msg_bytes || k > (MPI_Count)(p->msgs - i))
+        return 0;
+    return (int)k;
+}
+
+/* The receive for data message i was matched: the message's length says
+ * which of the sender's partitions it carries, and the receives for the
+ * run's others will never match anything of this round.  They go now, at
+ * the match, not when the run completes: the request layer matches every
+ * message from the sender after this one later than this call, but a
+ * rendezvous run completes here only when this side's progress reports the
+ * copy done, and the sender may have seen the copy finish (its end of it,
+ * or the record handed back), finished its round and sent the next one's
+ * partitions before that — one with the tag of a receive still posted here
+ * would land in this round, and the next round would wait for it forever.
+ * Receives not posted yet (the run was already waiting when the round
+ * started) are then not posted (post_receives). */
+static void run_matched(uz_request *in)
+{
+    struct uz_part *p = in->hook_arg;
+    int i = in->tag;
+    int k = run_length(p, i, (MPI_Count)in->msg_size);      /* 0: arrived() reports it */
+    for (int j = i + 1; j < i + k; j++) {
+        p->covered[j] = 1;
+        uz_request *other = p->inner[j];
+        if (!other || uz_request_is_complete(other))
+            continue;
+        other->on_match = NULL;
+        other->on_complete = NULL;
+        uz_pt2pt_cancel(other);
+        if (uz_request_is_complete(other))
+            p->outstanding--;
+        else                    /* matched before the run: cannot happen with ordered matching */
+            note_error(p, uz_err_make(MPI_ERR_INTERN, "partitioned data message %d from rank %d took the "
+                                      "receive of partition %d, which a run covers", i, p->peer, j));
+    }
+}
+
+/* A data message is in place: mark the partitions of its run arrived,
+ * unpack when the datatype is not contiguous, and let MPI_Parrived see
+ * them. */
 static void arrived(struct uz_part *p, uz_request *in)
 {
     int i = in->tag;
     int err = in->status.MPI_ERROR;
     MPI_Count bytes = uz_status_bytes(&in->status);
-    int k = p->msg_bytes ? (int)(bytes / (MPI_Count)p->msg_bytes) : 1;
-    if (!err && (k < 1 || (p->msg_bytes && (size_t)bytes % p->msg_bytes) || i + k > p->msgs))
+    int k = run_length(p, i, bytes);
+    if (!err && !k)
         err = uz_err_make(MPI_ERR_INTERN, "malformed partitioned data message from rank %d: %lld bytes "
                           "for partition %d of %d", p->peer, (long long)bytes, i, p->msgs);
     if (err)
         k = 1;
     note_error(p, err);
-    for (int j = i + 1; j < i + k; j++) {
-        uz_request *other = p->inner[j];
-        if (other && !uz_request_is_complete(other)) {
-            other->on_complete = NULL;
-            uz_pt2pt_cancel(other);
-            p->outstanding--;
-        }
-    }
     if (!err && p->staging && p->msg_bytes) {
         uz_request *r = p->req;
         struct uz_dt_cursor c;
@@ -196,31 +231,29 @@ static void inner_recv_done(uz_request *in)
 }
 
 /* One receive per sender partition, each able to take a run from it to
- * the end of the buffer (uz_part_send_ready); a run that is already here
- * (unexpected: the sender is a round ahead) covers the partitions after
- * its first, whose receives are then not posted. */
+ * the end of the buffer (uz_part_send_ready), in increasing order: a run
+ * already here (unexpected: the sender is a round ahead) is matched while
+ * its receive is posted and marks the partitions after its first covered,
+ * whose receives are then not posted. */
 static void post_receives(struct uz_part *p)
 {
+    const struct uz_recv_hooks hooks = { run_matched, inner_recv_done, p };
     for (int i = 0; i < p->msgs; i++) {
-        if (p->arrived[i])
+        if (p->arrived[i] || p->covered[i])
             continue;
         uz_request *in = NULL;
-        int err = uz_pt2pt_recv(msg_at(p, i, p->msg_bytes), (MPI_Count)(p->msg_bytes * (size_t)(p->msgs - i)),
-                                byte_type(), p->peer, i, &p->own_pc, NULL, &in);
+        p->outstanding++;               /* the hooks may run before the call returns */
+        int err = uz_pt2pt_recv_hooked(msg_at(p, i, p->msg_bytes),
+                                       (MPI_Count)(p->msg_bytes * (size_t)(p->msgs - i)), byte_type(), p->peer,
+                                       i, &p->own_pc, &hooks, &in);
         if (err) {
+            p->outstanding--;
             note_error(p, err);
             p->arrived[i] = 1;
             p->narrived++;
             continue;
         }
         p->inner[i] = in;
-        if (uz_request_is_complete(in)) {
-            arrived(p, in);
-            continue;
-        }
-        p->outstanding++;
-        in->hook_arg = p;
-        in->on_complete = inner_recv_done;
     }
 }
 
@@ -275,7 +308,7 @@ static int receiver_try_bind(struct uz_part *p)
                           "matched a partitioned send of %llu bytes", p->total, p->peer, p->tag,
                           (unsigned long long)h->bytes);
     if (!err && (p->inner = calloc((size_t)h->partitions + 1, sizeof(*p->inner))) &&
-        (p->arrived = calloc((size_t)h->partitions + 1, 1))) {
+        (p->arrived = calloc((size_t)h->partitions + 1, 1)) && (p->covered = calloc((size_t)h->partitions + 1, 1))) {
         p->msgs = h->partitions;
         p->msg_bytes = h->part_bytes;
         p->bound = 1;
@@ -424,6 +457,7 @@ static int part_start(uz_request *r)
     }
     if (p->is_recv && p->bound) {
         memset(p->arrived, 0, (size_t)p->msgs);
+        memset(p->covered, 0, (size_t)p->msgs);
         post_receives(p);
     }
     uz_progress_register(round);
@@ -442,6 +476,7 @@ static void part_destroy(uz_request *r)
     free(p->ready);
     free(p->started);
     free(p->arrived);
+    free(p->covered);
     free(p->staging);
     /* A sender whose hello went unanswered keeps its context out of reuse:
      * a late reply there must not bind another request. */

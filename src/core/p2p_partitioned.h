@@ -18,8 +18,9 @@
  *     ready and the pair is bound; the receiver posts one receive per send
  *     partition at each start, straight into its buffer (or into a packed
  *     copy when its datatype is not contiguous) with room to the buffer's
- *     end, and withdraws the receives of a run's other partitions when it
- *     lands; each message takes whatever path the request layer chooses by
+ *     end, and withdraws the receives of a run's other partitions when the
+ *     run is matched (not when it lands: the next round's messages may be
+ *     matched before that); each message takes whatever path the request layer chooses by
  *     size (eager, rendezvous, one-copy pull).
  * A private context is a process-local number above every communicator's
  * context ids: matching needs it unique only at the process that receives.
@@ -93,6 +94,7 @@ struct uz_part {
     atomic_uchar *ready;        /* sender: enum uz_part_ready, per partition */
     uint8_t *started;           /* sender: its send has started */
     uint8_t *arrived;           /* receiver: per data message, in place */
+    uint8_t *covered;           /* receiver: per data message, in a run matched this round */
     int nstarted;
     int narrived;
     int outstanding;            /* inner requests not complete yet */

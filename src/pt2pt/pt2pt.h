@@ -74,6 +74,18 @@ int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, i
 int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
                   const struct uz_p2p_comm *pc, MPI_Status *status, uz_request **out);
 
+/* A nonblocking receive from a named source whose hooks (request.h) are
+ * in place before it is posted, so they run even for a message that is
+ * already here: on_match when it is matched to a message, on_complete when
+ * it completes (both may run before this returns; *out is set first). */
+struct uz_recv_hooks {
+    void (*on_match)(uz_request *r);
+    void (*on_complete)(uz_request *r);
+    void *arg;
+};
+int uz_pt2pt_recv_hooked(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                         const struct uz_p2p_comm *pc, const struct uz_recv_hooks *hooks, uz_request **out);
+
 /* A nonblocking receive whose bytes the caller reads as soon as they land
  * (a collective's reduction step): a one-copy transfer is then copied by
  * this process alone, so the bytes arrive in its own cache rather than

@@ -122,6 +122,8 @@ static void recv_bind(uz_request *r, int src, int tag, size_t size, int src_worl
     r->expected = size < r->bytes ? size : r->bytes;
     r->peer_world = src_world;
     r->received = 0;
+    if (r->on_match)
+        r->on_match(r);
 }
 
 static void send_ack(int src_world, const struct uz_msg_hdr *orig, uint64_t cookie)
@@ -752,6 +754,28 @@ int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int t
         return err;
     post_recv(r);
     *out = r;
+    return MPI_SUCCESS;
+}
+
+int uz_pt2pt_recv_hooked(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                         const struct uz_p2p_comm *pc, const struct uz_recv_hooks *hooks, uz_request **out)
+{
+    if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE)
+        return uz_err_make(MPI_ERR_INTERN, "a hooked receive names its source (got %d)", source);
+    int source_world = uz_p2p_world_rank(pc, source);
+    if (UZ_UNLIKELY(source_world >= uz_rt.world_size))
+        uz_proc_watch(source_world);
+    int err;
+    uz_request *r = new_recv(buf, count, dt, source, tag, pc->comm, pc->context_id, source_world, &err);
+    if (!r)
+        return err;
+    /* Before posting: a message already here is matched (and may complete)
+     * inside post_recv. */
+    r->on_match = hooks->on_match;
+    r->on_complete = hooks->on_complete;
+    r->hook_arg = hooks->arg;
+    *out = r;
+    post_recv(r);
     return MPI_SUCCESS;
 }
 

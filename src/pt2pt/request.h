@@ -134,7 +134,14 @@ typedef struct MPI_ABI_Request {
     /* Called once, when the request completes (before user visibility of
      * completion), by layers built on point-to-point. */
     void (*on_complete)(struct MPI_ABI_Request *req);
-    void *hook_arg;
+    /* Called once, when a receive is matched to a message (msg_tag and
+     * msg_size are set), before any later message from that source is
+     * matched.  A completion is no such point: a rendezvous sender may
+     * learn that its bytes were copied, and send again, before this side's
+     * progress reports the copy done, so a layer that must withdraw other
+     * receives because of what a message is does it here. */
+    void (*on_match)(struct MPI_ABI_Request *req);
+    void *hook_arg;             /* for on_complete and on_match */
 
     const struct uz_request_ops *ops;
     void *ops_state;
