@@ -40,9 +40,13 @@ UZ_EXPORT int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype se
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(13);
-    uz_rc = uz_mpi_Allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(13);
+        uz_rc = uz_mpi_Allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -85,9 +89,13 @@ UZ_EXPORT int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(14);
-    uz_rc = uz_mpi_Allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(14);
+        uz_rc = uz_mpi_Allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -136,9 +144,13 @@ UZ_EXPORT int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Dataty
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(15);
-    uz_rc = uz_mpi_Allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(15);
+        uz_rc = uz_mpi_Allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -187,9 +199,13 @@ UZ_EXPORT int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MP
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(16);
-    uz_rc = uz_mpi_Allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(16);
+        uz_rc = uz_mpi_Allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -230,9 +246,13 @@ UZ_EXPORT int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(17);
-    uz_rc = uz_mpi_Allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(17);
+        uz_rc = uz_mpi_Allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -273,9 +293,13 @@ UZ_EXPORT int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(18);
-    uz_rc = uz_mpi_Allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(18);
+        uz_rc = uz_mpi_Allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -322,9 +346,13 @@ UZ_EXPORT int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datat
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(19);
-    uz_rc = uz_mpi_Allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(19);
+        uz_rc = uz_mpi_Allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -371,9 +399,13 @@ UZ_EXPORT int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, M
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(20);
-    uz_rc = uz_mpi_Allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(20);
+        uz_rc = uz_mpi_Allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -410,9 +442,13 @@ UZ_EXPORT int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(22);
-    uz_rc = uz_mpi_Allreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(22);
+        uz_rc = uz_mpi_Allreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -449,9 +485,13 @@ UZ_EXPORT int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count cou
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(23);
-    uz_rc = uz_mpi_Allreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(23);
+        uz_rc = uz_mpi_Allreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -494,9 +534,13 @@ UZ_EXPORT int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(24);
-    uz_rc = uz_mpi_Allreduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(24);
+        uz_rc = uz_mpi_Allreduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allreduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -539,9 +583,13 @@ UZ_EXPORT int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Coun
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(25);
-    uz_rc = uz_mpi_Allreduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(25);
+        uz_rc = uz_mpi_Allreduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Allreduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -584,9 +632,13 @@ UZ_EXPORT int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(26);
-    uz_rc = uz_mpi_Alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(26);
+        uz_rc = uz_mpi_Alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -629,9 +681,13 @@ UZ_EXPORT int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(27);
-    uz_rc = uz_mpi_Alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(27);
+        uz_rc = uz_mpi_Alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -680,9 +736,13 @@ UZ_EXPORT int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatyp
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(28);
-    uz_rc = uz_mpi_Alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(28);
+        uz_rc = uz_mpi_Alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -731,9 +791,13 @@ UZ_EXPORT int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(29);
-    uz_rc = uz_mpi_Alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(29);
+        uz_rc = uz_mpi_Alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -770,9 +834,13 @@ UZ_EXPORT int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const 
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(30);
-    uz_rc = uz_mpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(30);
+        uz_rc = uz_mpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -809,9 +877,13 @@ UZ_EXPORT int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[]
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(31);
-    uz_rc = uz_mpi_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(31);
+        uz_rc = uz_mpi_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -854,9 +926,13 @@ UZ_EXPORT int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], c
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(32);
-    uz_rc = uz_mpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(32);
+        uz_rc = uz_mpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -899,9 +975,13 @@ UZ_EXPORT int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcou
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(33);
-    uz_rc = uz_mpi_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(33);
+        uz_rc = uz_mpi_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -924,9 +1004,13 @@ UZ_EXPORT int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const 
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(34);
-    uz_rc = uz_mpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(34);
+        uz_rc = uz_mpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -949,9 +1033,13 @@ UZ_EXPORT int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(35);
-    uz_rc = uz_mpi_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(35);
+        uz_rc = uz_mpi_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -980,9 +1068,13 @@ UZ_EXPORT int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], c
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(36);
-    uz_rc = uz_mpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(36);
+        uz_rc = uz_mpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1011,9 +1103,13 @@ UZ_EXPORT int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcou
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(37);
-    uz_rc = uz_mpi_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(37);
+        uz_rc = uz_mpi_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1032,9 +1128,13 @@ UZ_EXPORT int PMPI_Barrier(MPI_Comm comm)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(41);
-    uz_rc = uz_mpi_Barrier(comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(41);
+        uz_rc = uz_mpi_Barrier(comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Barrier(comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1059,9 +1159,13 @@ UZ_EXPORT int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *reque
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(42);
-    uz_rc = uz_mpi_Barrier_init(comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(42);
+        uz_rc = uz_mpi_Barrier_init(comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Barrier_init(comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1092,9 +1196,13 @@ UZ_EXPORT int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int roo
         goto fail;
     if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(43);
-    uz_rc = uz_mpi_Bcast_c(buffer, count, datatype_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(43);
+        uz_rc = uz_mpi_Bcast_c(buffer, count, datatype_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Bcast_c(buffer, count, datatype_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1125,9 +1233,13 @@ UZ_EXPORT int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
         goto fail;
     if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(44);
-    uz_rc = uz_mpi_Bcast_c(buffer, count, datatype_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(44);
+        uz_rc = uz_mpi_Bcast_c(buffer, count, datatype_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Bcast_c(buffer, count, datatype_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1164,9 +1276,13 @@ UZ_EXPORT int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, in
         goto fail;
     if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(45);
-    uz_rc = uz_mpi_Bcast_init_c(buffer, count, datatype_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(45);
+        uz_rc = uz_mpi_Bcast_init_c(buffer, count, datatype_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Bcast_init_c(buffer, count, datatype_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1203,9 +1319,13 @@ UZ_EXPORT int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype data
         goto fail;
     if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(46);
-    uz_rc = uz_mpi_Bcast_init_c(buffer, count, datatype_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(46);
+        uz_rc = uz_mpi_Bcast_init_c(buffer, count, datatype_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Bcast_init_c(buffer, count, datatype_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1242,9 +1362,13 @@ UZ_EXPORT int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Dat
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(122);
-    uz_rc = uz_mpi_Exscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(122);
+        uz_rc = uz_mpi_Exscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Exscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1281,9 +1405,13 @@ UZ_EXPORT int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count,
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(123);
-    uz_rc = uz_mpi_Exscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(123);
+        uz_rc = uz_mpi_Exscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Exscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1326,9 +1454,13 @@ UZ_EXPORT int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MP
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(124);
-    uz_rc = uz_mpi_Exscan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(124);
+        uz_rc = uz_mpi_Exscan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Exscan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1371,9 +1503,13 @@ UZ_EXPORT int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count c
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(125);
-    uz_rc = uz_mpi_Exscan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(125);
+        uz_rc = uz_mpi_Exscan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Exscan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1420,9 +1556,13 @@ UZ_EXPORT int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendt
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(218);
-    uz_rc = uz_mpi_Gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(218);
+        uz_rc = uz_mpi_Gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1469,9 +1609,13 @@ UZ_EXPORT int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(219);
-    uz_rc = uz_mpi_Gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(219);
+        uz_rc = uz_mpi_Gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Gather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1524,9 +1668,13 @@ UZ_EXPORT int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype 
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(220);
-    uz_rc = uz_mpi_Gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(220);
+        uz_rc = uz_mpi_Gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1579,9 +1727,13 @@ UZ_EXPORT int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(221);
-    uz_rc = uz_mpi_Gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(221);
+        uz_rc = uz_mpi_Gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Gather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1626,9 +1778,13 @@ UZ_EXPORT int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype send
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(222);
-    uz_rc = uz_mpi_Gatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(222);
+        uz_rc = uz_mpi_Gatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Gatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1673,9 +1829,13 @@ UZ_EXPORT int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(223);
-    uz_rc = uz_mpi_Gatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(223);
+        uz_rc = uz_mpi_Gatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Gatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1726,9 +1886,13 @@ UZ_EXPORT int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(224);
-    uz_rc = uz_mpi_Gatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(224);
+        uz_rc = uz_mpi_Gatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Gatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1779,9 +1943,13 @@ UZ_EXPORT int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(225);
-    uz_rc = uz_mpi_Gatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(225);
+        uz_rc = uz_mpi_Gatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Gatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1826,9 +1994,13 @@ UZ_EXPORT int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype s
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(261);
-    uz_rc = uz_mpi_Iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(261);
+        uz_rc = uz_mpi_Iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1873,9 +2045,13 @@ UZ_EXPORT int PMPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Da
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(262);
-    uz_rc = uz_mpi_Iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(262);
+        uz_rc = uz_mpi_Iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iallgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1918,9 +2094,13 @@ UZ_EXPORT int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype 
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(263);
-    uz_rc = uz_mpi_Iallgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(263);
+        uz_rc = uz_mpi_Iallgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iallgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1963,9 +2143,13 @@ UZ_EXPORT int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_D
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(264);
-    uz_rc = uz_mpi_Iallgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(264);
+        uz_rc = uz_mpi_Iallgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iallgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2004,9 +2188,13 @@ UZ_EXPORT int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(265);
-    uz_rc = uz_mpi_Iallreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(265);
+        uz_rc = uz_mpi_Iallreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iallreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2045,9 +2233,13 @@ UZ_EXPORT int PMPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count co
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(266);
-    uz_rc = uz_mpi_Iallreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(266);
+        uz_rc = uz_mpi_Iallreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iallreduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2092,9 +2284,13 @@ UZ_EXPORT int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype se
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(267);
-    uz_rc = uz_mpi_Ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(267);
+        uz_rc = uz_mpi_Ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2139,9 +2335,13 @@ UZ_EXPORT int PMPI_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && sendtype == recvtype && sendcount == recvcount ? uz_check_alias(sendbuf, recvbuf, sendcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(268);
-    uz_rc = uz_mpi_Ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(268);
+        uz_rc = uz_mpi_Ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ialltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2180,9 +2380,13 @@ UZ_EXPORT int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(269);
-    uz_rc = uz_mpi_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(269);
+        uz_rc = uz_mpi_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2221,9 +2425,13 @@ UZ_EXPORT int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(270);
-    uz_rc = uz_mpi_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(270);
+        uz_rc = uz_mpi_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2248,9 +2456,13 @@ UZ_EXPORT int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(271);
-    uz_rc = uz_mpi_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(271);
+        uz_rc = uz_mpi_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2275,9 +2487,13 @@ UZ_EXPORT int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_coll_peers(comm_obj), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(272);
-    uz_rc = uz_mpi_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(272);
+        uz_rc = uz_mpi_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2298,9 +2514,13 @@ UZ_EXPORT int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(273);
-    uz_rc = uz_mpi_Ibarrier(comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(273);
+        uz_rc = uz_mpi_Ibarrier(comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ibarrier(comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2333,9 +2553,13 @@ UZ_EXPORT int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int ro
         goto fail;
     if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(274);
-    uz_rc = uz_mpi_Ibcast_c(buffer, count, datatype_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(274);
+        uz_rc = uz_mpi_Ibcast_c(buffer, count, datatype_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ibcast_c(buffer, count, datatype_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2368,9 +2592,13 @@ UZ_EXPORT int PMPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype
         goto fail;
     if ((uz_rc = root != MPI_PROC_NULL ? uz_check_buffer(buffer, count, datatype_obj, "buffer", NULL) : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(275);
-    uz_rc = uz_mpi_Ibcast_c(buffer, count, datatype_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(275);
+        uz_rc = uz_mpi_Ibcast_c(buffer, count, datatype_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ibcast_c(buffer, count, datatype_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2409,9 +2637,13 @@ UZ_EXPORT int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Da
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(278);
-    uz_rc = uz_mpi_Iexscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(278);
+        uz_rc = uz_mpi_Iexscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iexscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2450,9 +2682,13 @@ UZ_EXPORT int PMPI_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(279);
-    uz_rc = uz_mpi_Iexscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(279);
+        uz_rc = uz_mpi_Iexscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iexscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2501,9 +2737,13 @@ UZ_EXPORT int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype send
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(280);
-    uz_rc = uz_mpi_Igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(280);
+        uz_rc = uz_mpi_Igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2552,9 +2792,13 @@ UZ_EXPORT int PMPI_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)recvcount, recvtype_obj, sendbuf, sendcount > 0 && recvcount > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(281);
-    uz_rc = uz_mpi_Igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(281);
+        uz_rc = uz_mpi_Igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Igather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2601,9 +2845,13 @@ UZ_EXPORT int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(282);
-    uz_rc = uz_mpi_Igatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(282);
+        uz_rc = uz_mpi_Igatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Igatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2650,9 +2898,13 @@ UZ_EXPORT int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && sendbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(recvbuf, (MPI_Aint)displs[comm_obj->rank], recvtype_obj, sendbuf, sendcount > 0 && recvcounts[comm_obj->rank] > 0, "recvbuf", "sendbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(283);
-    uz_rc = uz_mpi_Igatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(283);
+        uz_rc = uz_mpi_Igatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Igatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2693,9 +2945,13 @@ UZ_EXPORT int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(317);
-    uz_rc = uz_mpi_Ireduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(317);
+        uz_rc = uz_mpi_Ireduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ireduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2736,9 +2992,13 @@ UZ_EXPORT int PMPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(318);
-    uz_rc = uz_mpi_Ireduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(318);
+        uz_rc = uz_mpi_Ireduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ireduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2775,9 +3035,13 @@ UZ_EXPORT int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(319);
-    uz_rc = uz_mpi_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(319);
+        uz_rc = uz_mpi_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2816,9 +3080,13 @@ UZ_EXPORT int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(320);
-    uz_rc = uz_mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(320);
+        uz_rc = uz_mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2857,9 +3125,13 @@ UZ_EXPORT int PMPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, M
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(321);
-    uz_rc = uz_mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(321);
+        uz_rc = uz_mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2896,9 +3168,13 @@ UZ_EXPORT int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const M
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max_c(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(322);
-    uz_rc = uz_mpi_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(322);
+        uz_rc = uz_mpi_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2937,9 +3213,13 @@ UZ_EXPORT int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Data
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(326);
-    uz_rc = uz_mpi_Iscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(326);
+        uz_rc = uz_mpi_Iscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2978,9 +3258,13 @@ UZ_EXPORT int PMPI_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, 
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(327);
-    uz_rc = uz_mpi_Iscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(327);
+        uz_rc = uz_mpi_Iscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iscan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3029,9 +3313,13 @@ UZ_EXPORT int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sen
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(328);
-    uz_rc = uz_mpi_Iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(328);
+        uz_rc = uz_mpi_Iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3080,9 +3368,13 @@ UZ_EXPORT int PMPI_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(329);
-    uz_rc = uz_mpi_Iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(329);
+        uz_rc = uz_mpi_Iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iscatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3129,9 +3421,13 @@ UZ_EXPORT int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const 
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(330);
-    uz_rc = uz_mpi_Iscatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(330);
+        uz_rc = uz_mpi_Iscatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iscatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3178,9 +3474,13 @@ UZ_EXPORT int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[]
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(331);
-    uz_rc = uz_mpi_Iscatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(331);
+        uz_rc = uz_mpi_Iscatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iscatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3207,9 +3507,13 @@ UZ_EXPORT int PMPI_Op_commutative(MPI_Op op, int *commute)
         goto fail;
     if ((uz_rc = uz_check_pointer(commute, "commute")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(366);
-    uz_rc = uz_mpi_Op_commutative(op_obj, commute);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(366);
+        uz_rc = uz_mpi_Op_commutative(op_obj, commute);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Op_commutative(op_obj, commute);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3226,9 +3530,13 @@ UZ_EXPORT int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(op, "op")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(367);
-    uz_rc = uz_mpi_Op_create(user_fn, commute, op);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(367);
+        uz_rc = uz_mpi_Op_create(user_fn, commute, op);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Op_create(user_fn, commute, op);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3245,9 +3553,13 @@ UZ_EXPORT int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(op, "op")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(368);
-    uz_rc = uz_mpi_Op_create_c(user_fn, commute, op);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(368);
+        uz_rc = uz_mpi_Op_create_c(user_fn, commute, op);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Op_create_c(user_fn, commute, op);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3270,9 +3582,13 @@ UZ_EXPORT int PMPI_Op_free(MPI_Op *op)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(op, "op")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(369);
-    uz_rc = uz_mpi_Op_free(op);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(369);
+        uz_rc = uz_mpi_Op_free(op);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Op_free(op);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3323,9 +3639,13 @@ UZ_EXPORT int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(397);
-    uz_rc = uz_mpi_Reduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(397);
+        uz_rc = uz_mpi_Reduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3364,9 +3684,13 @@ UZ_EXPORT int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(398);
-    uz_rc = uz_mpi_Reduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(398);
+        uz_rc = uz_mpi_Reduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3411,9 +3735,13 @@ UZ_EXPORT int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MP
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(399);
-    uz_rc = uz_mpi_Reduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(399);
+        uz_rc = uz_mpi_Reduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3458,9 +3786,13 @@ UZ_EXPORT int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count c
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE && comm_obj->rank == root ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(400);
-    uz_rc = uz_mpi_Reduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(400);
+        uz_rc = uz_mpi_Reduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3493,9 +3825,13 @@ UZ_EXPORT int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MP
         goto fail;
     if ((uz_rc = uz_check_alias(inbuf, inoutbuf, count, "inbuf", "inoutbuf")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(401);
-    uz_rc = uz_mpi_Reduce_local_c(inbuf, inoutbuf, count, datatype_obj, op_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(401);
+        uz_rc = uz_mpi_Reduce_local_c(inbuf, inoutbuf, count, datatype_obj, op_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_local_c(inbuf, inoutbuf, count, datatype_obj, op_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3528,9 +3864,13 @@ UZ_EXPORT int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count c
         goto fail;
     if ((uz_rc = uz_check_alias(inbuf, inoutbuf, count, "inbuf", "inoutbuf")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(402);
-    uz_rc = uz_mpi_Reduce_local_c(inbuf, inoutbuf, count, datatype_obj, op_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(402);
+        uz_rc = uz_mpi_Reduce_local_c(inbuf, inoutbuf, count, datatype_obj, op_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_local_c(inbuf, inoutbuf, count, datatype_obj, op_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3565,9 +3905,13 @@ UZ_EXPORT int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int 
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(403);
-    uz_rc = uz_mpi_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(403);
+        uz_rc = uz_mpi_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3604,9 +3948,13 @@ UZ_EXPORT int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int 
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(404);
-    uz_rc = uz_mpi_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(404);
+        uz_rc = uz_mpi_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3643,9 +3991,13 @@ UZ_EXPORT int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MP
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(405);
-    uz_rc = uz_mpi_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(405);
+        uz_rc = uz_mpi_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3688,9 +4040,13 @@ UZ_EXPORT int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(406);
-    uz_rc = uz_mpi_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(406);
+        uz_rc = uz_mpi_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3733,9 +4089,13 @@ UZ_EXPORT int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbu
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, recvcount, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(407);
-    uz_rc = uz_mpi_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(407);
+        uz_rc = uz_mpi_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype_obj, op_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3770,9 +4130,13 @@ UZ_EXPORT int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MP
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max_c(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(408);
-    uz_rc = uz_mpi_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(408);
+        uz_rc = uz_mpi_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3813,9 +4177,13 @@ UZ_EXPORT int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(409);
-    uz_rc = uz_mpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(409);
+        uz_rc = uz_mpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3856,9 +4224,13 @@ UZ_EXPORT int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, con
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, uz_counts_max_c(recvcounts, comm_obj->size), "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(410);
-    uz_rc = uz_mpi_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(410);
+        uz_rc = uz_mpi_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype_obj, op_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3895,9 +4267,13 @@ UZ_EXPORT int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(431);
-    uz_rc = uz_mpi_Scan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(431);
+        uz_rc = uz_mpi_Scan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3934,9 +4310,13 @@ UZ_EXPORT int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, M
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(432);
-    uz_rc = uz_mpi_Scan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(432);
+        uz_rc = uz_mpi_Scan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scan_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -3979,9 +4359,13 @@ UZ_EXPORT int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(433);
-    uz_rc = uz_mpi_Scan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(433);
+        uz_rc = uz_mpi_Scan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -4024,9 +4408,13 @@ UZ_EXPORT int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count cou
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && sendbuf != MPI_IN_PLACE ? uz_check_alias(sendbuf, recvbuf, count, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(434);
-    uz_rc = uz_mpi_Scan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(434);
+        uz_rc = uz_mpi_Scan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scan_init_c(sendbuf, recvbuf, count, datatype_obj, op_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -4073,9 +4461,13 @@ UZ_EXPORT int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype send
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(435);
-    uz_rc = uz_mpi_Scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(435);
+        uz_rc = uz_mpi_Scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -4122,9 +4514,13 @@ UZ_EXPORT int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(436);
-    uz_rc = uz_mpi_Scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(436);
+        uz_rc = uz_mpi_Scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scatter_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -4177,9 +4573,13 @@ UZ_EXPORT int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(437);
-    uz_rc = uz_mpi_Scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(437);
+        uz_rc = uz_mpi_Scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -4232,9 +4632,13 @@ UZ_EXPORT int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)comm_obj->rank * (MPI_Aint)sendcount, sendtype_obj, recvbuf, recvcount > 0 && sendcount > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(438);
-    uz_rc = uz_mpi_Scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(438);
+        uz_rc = uz_mpi_Scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scatter_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -4279,9 +4683,13 @@ UZ_EXPORT int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const i
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(439);
-    uz_rc = uz_mpi_Scatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(439);
+        uz_rc = uz_mpi_Scatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scatterv(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -4326,9 +4734,13 @@ UZ_EXPORT int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(440);
-    uz_rc = uz_mpi_Scatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(440);
+        uz_rc = uz_mpi_Scatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scatterv_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -4379,9 +4791,13 @@ UZ_EXPORT int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], co
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(441);
-    uz_rc = uz_mpi_Scatterv_init(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(441);
+        uz_rc = uz_mpi_Scatterv_init(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scatterv_init(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -4432,9 +4848,13 @@ UZ_EXPORT int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcoun
         goto fail;
     if ((uz_rc = !comm_obj->is_inter && comm_obj->rank == root && recvbuf != MPI_IN_PLACE && sendtype == recvtype ? uz_check_block_alias(sendbuf, (MPI_Aint)displs[comm_obj->rank], sendtype_obj, recvbuf, recvcount > 0 && sendcounts[comm_obj->rank] > 0, "sendbuf", "recvbuf") : MPI_SUCCESS))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(442);
-    uz_rc = uz_mpi_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(442);
+        uz_rc = uz_mpi_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype_obj, recvbuf, recvcount, recvtype_obj, root, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

@@ -28,9 +28,13 @@ UZ_EXPORT int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, M
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(67);
-    uz_rc = uz_mpi_Comm_accept(port_name, info_obj, root, comm_obj, newcomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(67);
+        uz_rc = uz_mpi_Comm_accept(port_name, info_obj, root, comm_obj, newcomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_accept(port_name, info_obj, root, comm_obj, newcomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -51,9 +55,13 @@ UZ_EXPORT int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
         goto fail;
     if ((uz_rc = uz_check_nonnegative(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(68);
-    uz_rc = uz_mpi_Comm_attach_buffer_c(comm_obj, buffer, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(68);
+        uz_rc = uz_mpi_Comm_attach_buffer_c(comm_obj, buffer, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_attach_buffer_c(comm_obj, buffer, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -74,9 +82,13 @@ UZ_EXPORT int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count s
         goto fail;
     if ((uz_rc = uz_check_nonnegative(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(69);
-    uz_rc = uz_mpi_Comm_attach_buffer_c(comm_obj, buffer, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(69);
+        uz_rc = uz_mpi_Comm_attach_buffer_c(comm_obj, buffer, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_attach_buffer_c(comm_obj, buffer, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -101,9 +113,13 @@ UZ_EXPORT int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(70);
-    uz_rc = uz_mpi_Comm_call_errhandler(comm_obj, errorcode);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(70);
+        uz_rc = uz_mpi_Comm_call_errhandler(comm_obj, errorcode);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_call_errhandler(comm_obj, errorcode);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -128,9 +144,13 @@ UZ_EXPORT int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         goto fail;
     if ((uz_rc = uz_check_pointer(result, "result")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(71);
-    uz_rc = uz_mpi_Comm_compare(comm1_obj, comm2_obj, result);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(71);
+        uz_rc = uz_mpi_Comm_compare(comm1_obj, comm2_obj, result);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_compare(comm1_obj, comm2_obj, result);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -161,9 +181,13 @@ UZ_EXPORT int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, 
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(72);
-    uz_rc = uz_mpi_Comm_connect(port_name, info_obj, root, comm_obj, newcomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(72);
+        uz_rc = uz_mpi_Comm_connect(port_name, info_obj, root, comm_obj, newcomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_connect(port_name, info_obj, root, comm_obj, newcomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -188,9 +212,13 @@ UZ_EXPORT int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(73);
-    uz_rc = uz_mpi_Comm_create(comm_obj, group_obj, newcomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(73);
+        uz_rc = uz_mpi_Comm_create(comm_obj, group_obj, newcomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_create(comm_obj, group_obj, newcomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -207,9 +235,13 @@ UZ_EXPORT int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_err
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(74);
-    uz_rc = uz_mpi_Comm_create_errhandler(comm_errhandler_fn, errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(74);
+        uz_rc = uz_mpi_Comm_create_errhandler(comm_errhandler_fn, errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_create_errhandler(comm_errhandler_fn, errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -240,9 +272,13 @@ UZ_EXPORT int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(75);
-    uz_rc = uz_mpi_Comm_create_from_group(group_obj, stringtag, info_obj, errhandler_obj, newcomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(75);
+        uz_rc = uz_mpi_Comm_create_from_group(group_obj, stringtag, info_obj, errhandler_obj, newcomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_create_from_group(group_obj, stringtag, info_obj, errhandler_obj, newcomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -269,9 +305,13 @@ UZ_EXPORT int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MP
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(76);
-    uz_rc = uz_mpi_Comm_create_group(comm_obj, group_obj, tag, newcomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(76);
+        uz_rc = uz_mpi_Comm_create_group(comm_obj, group_obj, tag, newcomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_create_group(comm_obj, group_obj, tag, newcomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -288,9 +328,13 @@ UZ_EXPORT int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_att
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(comm_keyval, "comm_keyval")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(77);
-    uz_rc = uz_mpi_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(77);
+        uz_rc = uz_mpi_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -309,9 +353,13 @@ UZ_EXPORT int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(78);
-    uz_rc = uz_mpi_Comm_delete_attr(comm_obj, comm_keyval);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(78);
+        uz_rc = uz_mpi_Comm_delete_attr(comm_obj, comm_keyval);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_delete_attr(comm_obj, comm_keyval);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -333,9 +381,13 @@ UZ_EXPORT int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *siz
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(79);
-    uz_rc = uz_mpi_Comm_detach_buffer_c(comm_obj, buffer_addr, &size_wide);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(79);
+        uz_rc = uz_mpi_Comm_detach_buffer_c(comm_obj, buffer_addr, &size_wide);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_detach_buffer_c(comm_obj, buffer_addr, &size_wide);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *size = uz_count_to_int(size_wide);
         return MPI_SUCCESS;
@@ -357,9 +409,13 @@ UZ_EXPORT int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Co
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(80);
-    uz_rc = uz_mpi_Comm_detach_buffer_c(comm_obj, buffer_addr, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(80);
+        uz_rc = uz_mpi_Comm_detach_buffer_c(comm_obj, buffer_addr, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_detach_buffer_c(comm_obj, buffer_addr, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -378,9 +434,13 @@ UZ_EXPORT int PMPI_Comm_disconnect(MPI_Comm *comm)
     if ((uz_rc = uz_check_pointer(comm, "comm")))
         goto fail;
     comm_eobj = uz_comm_get(*comm);
-    uint64_t uz_t0 = uz_profile_enter(81);
-    uz_rc = uz_mpi_Comm_disconnect(comm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(81);
+        uz_rc = uz_mpi_Comm_disconnect(comm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_disconnect(comm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -401,9 +461,13 @@ UZ_EXPORT int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(82);
-    uz_rc = uz_mpi_Comm_dup(comm_obj, newcomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(82);
+        uz_rc = uz_mpi_Comm_dup(comm_obj, newcomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_dup(comm_obj, newcomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -428,9 +492,13 @@ UZ_EXPORT int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *ne
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(83);
-    uz_rc = uz_mpi_Comm_dup_with_info(comm_obj, info_obj, newcomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(83);
+        uz_rc = uz_mpi_Comm_dup_with_info(comm_obj, info_obj, newcomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_dup_with_info(comm_obj, info_obj, newcomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -455,9 +523,13 @@ UZ_EXPORT int PMPI_Comm_flush_buffer(MPI_Comm comm)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(84);
-    uz_rc = uz_mpi_Comm_flush_buffer(comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(84);
+        uz_rc = uz_mpi_Comm_flush_buffer(comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_flush_buffer(comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -476,9 +548,13 @@ UZ_EXPORT int PMPI_Comm_free(MPI_Comm *comm)
     if ((uz_rc = uz_check_pointer(comm, "comm")))
         goto fail;
     comm_eobj = uz_comm_get(*comm);
-    uint64_t uz_t0 = uz_profile_enter(85);
-    uz_rc = uz_mpi_Comm_free(comm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(85);
+        uz_rc = uz_mpi_Comm_free(comm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_free(comm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -495,9 +571,13 @@ UZ_EXPORT int PMPI_Comm_free_keyval(int *comm_keyval)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(comm_keyval, "comm_keyval")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(86);
-    uz_rc = uz_mpi_Comm_free_keyval(comm_keyval);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(86);
+        uz_rc = uz_mpi_Comm_free_keyval(comm_keyval);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_free_keyval(comm_keyval);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -524,9 +604,13 @@ UZ_EXPORT int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(87);
-    uz_rc = uz_mpi_Comm_get_attr(comm_obj, comm_keyval, attribute_val, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(87);
+        uz_rc = uz_mpi_Comm_get_attr(comm_obj, comm_keyval, attribute_val, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_get_attr(comm_obj, comm_keyval, attribute_val, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -547,9 +631,13 @@ UZ_EXPORT int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler
         goto fail;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(88);
-    uz_rc = uz_mpi_Comm_get_errhandler(comm_obj, errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(88);
+        uz_rc = uz_mpi_Comm_get_errhandler(comm_obj, errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_get_errhandler(comm_obj, errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -570,9 +658,13 @@ UZ_EXPORT int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
         goto fail;
     if ((uz_rc = uz_check_pointer(info_used, "info_used")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(89);
-    uz_rc = uz_mpi_Comm_get_info(comm_obj, info_used);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(89);
+        uz_rc = uz_mpi_Comm_get_info(comm_obj, info_used);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_get_info(comm_obj, info_used);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -595,9 +687,13 @@ UZ_EXPORT int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
         goto fail;
     if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(90);
-    uz_rc = uz_mpi_Comm_get_name(comm_obj, comm_name, resultlen);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(90);
+        uz_rc = uz_mpi_Comm_get_name(comm_obj, comm_name, resultlen);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_get_name(comm_obj, comm_name, resultlen);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -614,9 +710,13 @@ UZ_EXPORT int PMPI_Comm_get_parent(MPI_Comm *parent)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(parent, "parent")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(91);
-    uz_rc = uz_mpi_Comm_get_parent(parent);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(91);
+        uz_rc = uz_mpi_Comm_get_parent(parent);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_get_parent(parent);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -637,9 +737,13 @@ UZ_EXPORT int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
         goto fail;
     if ((uz_rc = uz_check_pointer(group, "group")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(92);
-    uz_rc = uz_mpi_Comm_group(comm_obj, group);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(92);
+        uz_rc = uz_mpi_Comm_group(comm_obj, group);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_group(comm_obj, group);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -662,9 +766,13 @@ UZ_EXPORT int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *requ
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(93);
-    uz_rc = uz_mpi_Comm_idup(comm_obj, newcomm, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(93);
+        uz_rc = uz_mpi_Comm_idup(comm_obj, newcomm, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_idup(comm_obj, newcomm, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -691,9 +799,13 @@ UZ_EXPORT int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *n
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(94);
-    uz_rc = uz_mpi_Comm_idup_with_info(comm_obj, info_obj, newcomm, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(94);
+        uz_rc = uz_mpi_Comm_idup_with_info(comm_obj, info_obj, newcomm, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_idup_with_info(comm_obj, info_obj, newcomm, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -714,9 +826,13 @@ UZ_EXPORT int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(95);
-    uz_rc = uz_mpi_Comm_iflush_buffer(comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(95);
+        uz_rc = uz_mpi_Comm_iflush_buffer(comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_iflush_buffer(comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -733,9 +849,13 @@ UZ_EXPORT int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(96);
-    uz_rc = uz_mpi_Comm_join(fd, intercomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(96);
+        uz_rc = uz_mpi_Comm_join(fd, intercomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_join(fd, intercomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -756,9 +876,13 @@ UZ_EXPORT int PMPI_Comm_rank(MPI_Comm comm, int *rank)
         goto fail;
     if ((uz_rc = uz_check_pointer(rank, "rank")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(97);
-    uz_rc = uz_mpi_Comm_rank(comm_obj, rank);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(97);
+        uz_rc = uz_mpi_Comm_rank(comm_obj, rank);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_rank(comm_obj, rank);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -779,9 +903,13 @@ UZ_EXPORT int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
         goto fail;
     if ((uz_rc = uz_check_pointer(group, "group")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(98);
-    uz_rc = uz_mpi_Comm_remote_group(comm_obj, group);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(98);
+        uz_rc = uz_mpi_Comm_remote_group(comm_obj, group);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_remote_group(comm_obj, group);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -802,9 +930,13 @@ UZ_EXPORT int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(99);
-    uz_rc = uz_mpi_Comm_remote_size(comm_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(99);
+        uz_rc = uz_mpi_Comm_remote_size(comm_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_remote_size(comm_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -823,9 +955,13 @@ UZ_EXPORT int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(100);
-    uz_rc = uz_mpi_Comm_set_attr(comm_obj, comm_keyval, attribute_val);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(100);
+        uz_rc = uz_mpi_Comm_set_attr(comm_obj, comm_keyval, attribute_val);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_set_attr(comm_obj, comm_keyval, attribute_val);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -848,9 +984,13 @@ UZ_EXPORT int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     errhandler_obj = uz_errhandler_get(errhandler);
     if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(101);
-    uz_rc = uz_mpi_Comm_set_errhandler(comm_obj, errhandler_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(101);
+        uz_rc = uz_mpi_Comm_set_errhandler(comm_obj, errhandler_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_set_errhandler(comm_obj, errhandler_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -873,9 +1013,13 @@ UZ_EXPORT int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(102);
-    uz_rc = uz_mpi_Comm_set_info(comm_obj, info_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(102);
+        uz_rc = uz_mpi_Comm_set_info(comm_obj, info_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_set_info(comm_obj, info_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -896,9 +1040,13 @@ UZ_EXPORT int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
         goto fail;
     if ((uz_rc = uz_check_pointer(comm_name, "comm_name")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(103);
-    uz_rc = uz_mpi_Comm_set_name(comm_obj, comm_name);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(103);
+        uz_rc = uz_mpi_Comm_set_name(comm_obj, comm_name);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_set_name(comm_obj, comm_name);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -919,9 +1067,13 @@ UZ_EXPORT int PMPI_Comm_size(MPI_Comm comm, int *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(104);
-    uz_rc = uz_mpi_Comm_size(comm_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(104);
+        uz_rc = uz_mpi_Comm_size(comm_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_size(comm_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -952,9 +1104,13 @@ UZ_EXPORT int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, M
         goto fail;
     if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(105);
-    uz_rc = uz_mpi_Comm_spawn(command, argv, maxprocs, info_obj, root, comm_obj, intercomm, array_of_errcodes);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(105);
+        uz_rc = uz_mpi_Comm_spawn(command, argv, maxprocs, info_obj, root, comm_obj, intercomm, array_of_errcodes);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_spawn(command, argv, maxprocs, info_obj, root, comm_obj, intercomm, array_of_errcodes);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -979,9 +1135,13 @@ UZ_EXPORT int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], cha
         goto fail;
     if ((uz_rc = uz_check_pointer(intercomm, "intercomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(106);
-    uz_rc = uz_mpi_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm_obj, intercomm, array_of_errcodes);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(106);
+        uz_rc = uz_mpi_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm_obj, intercomm, array_of_errcodes);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm_obj, intercomm, array_of_errcodes);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1002,9 +1162,13 @@ UZ_EXPORT int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newco
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(107);
-    uz_rc = uz_mpi_Comm_split(comm_obj, color, key, newcomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(107);
+        uz_rc = uz_mpi_Comm_split(comm_obj, color, key, newcomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_split(comm_obj, color, key, newcomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1029,9 +1193,13 @@ UZ_EXPORT int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_I
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(108);
-    uz_rc = uz_mpi_Comm_split_type(comm_obj, split_type, key, info_obj, newcomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(108);
+        uz_rc = uz_mpi_Comm_split_type(comm_obj, split_type, key, info_obj, newcomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_split_type(comm_obj, split_type, key, info_obj, newcomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1052,9 +1220,13 @@ UZ_EXPORT int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(109);
-    uz_rc = uz_mpi_Comm_test_inter(comm_obj, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(109);
+        uz_rc = uz_mpi_Comm_test_inter(comm_obj, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Comm_test_inter(comm_obj, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1091,9 +1263,13 @@ UZ_EXPORT int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result
         goto fail;
     if ((uz_rc = uz_check_pointer(result, "result")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(248);
-    uz_rc = uz_mpi_Group_compare(group1_obj, group2_obj, result);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(248);
+        uz_rc = uz_mpi_Group_compare(group1_obj, group2_obj, result);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_compare(group1_obj, group2_obj, result);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1118,9 +1294,13 @@ UZ_EXPORT int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Grou
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(249);
-    uz_rc = uz_mpi_Group_difference(group1_obj, group2_obj, newgroup);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(249);
+        uz_rc = uz_mpi_Group_difference(group1_obj, group2_obj, newgroup);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_difference(group1_obj, group2_obj, newgroup);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1141,9 +1321,13 @@ UZ_EXPORT int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Gro
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(250);
-    uz_rc = uz_mpi_Group_excl(group_obj, n, ranks, newgroup);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(250);
+        uz_rc = uz_mpi_Group_excl(group_obj, n, ranks, newgroup);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_excl(group_obj, n, ranks, newgroup);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1166,9 +1350,13 @@ UZ_EXPORT int PMPI_Group_free(MPI_Group *group)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(group, "group")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(251);
-    uz_rc = uz_mpi_Group_free(group);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(251);
+        uz_rc = uz_mpi_Group_free(group);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_free(group);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1189,9 +1377,13 @@ UZ_EXPORT int PMPI_Group_from_session_pset(MPI_Session session, const char *pset
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(252);
-    uz_rc = uz_mpi_Group_from_session_pset(session_obj, pset_name, newgroup);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(252);
+        uz_rc = uz_mpi_Group_from_session_pset(session_obj, pset_name, newgroup);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_from_session_pset(session_obj, pset_name, newgroup);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1218,9 +1410,13 @@ UZ_EXPORT int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Gro
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(253);
-    uz_rc = uz_mpi_Group_incl(group_obj, n, ranks, newgroup);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(253);
+        uz_rc = uz_mpi_Group_incl(group_obj, n, ranks, newgroup);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_incl(group_obj, n, ranks, newgroup);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1245,9 +1441,13 @@ UZ_EXPORT int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Gr
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(254);
-    uz_rc = uz_mpi_Group_intersection(group1_obj, group2_obj, newgroup);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(254);
+        uz_rc = uz_mpi_Group_intersection(group1_obj, group2_obj, newgroup);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_intersection(group1_obj, group2_obj, newgroup);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1268,9 +1468,13 @@ UZ_EXPORT int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(255);
-    uz_rc = uz_mpi_Group_range_excl(group_obj, n, ranges, newgroup);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(255);
+        uz_rc = uz_mpi_Group_range_excl(group_obj, n, ranges, newgroup);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_range_excl(group_obj, n, ranges, newgroup);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1291,9 +1495,13 @@ UZ_EXPORT int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(256);
-    uz_rc = uz_mpi_Group_range_incl(group_obj, n, ranges, newgroup);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(256);
+        uz_rc = uz_mpi_Group_range_incl(group_obj, n, ranges, newgroup);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_range_incl(group_obj, n, ranges, newgroup);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1314,9 +1522,13 @@ UZ_EXPORT int PMPI_Group_rank(MPI_Group group, int *rank)
         goto fail;
     if ((uz_rc = uz_check_pointer(rank, "rank")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(257);
-    uz_rc = uz_mpi_Group_rank(group_obj, rank);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(257);
+        uz_rc = uz_mpi_Group_rank(group_obj, rank);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_rank(group_obj, rank);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1337,9 +1549,13 @@ UZ_EXPORT int PMPI_Group_size(MPI_Group group, int *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(258);
-    uz_rc = uz_mpi_Group_size(group_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(258);
+        uz_rc = uz_mpi_Group_size(group_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_size(group_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1368,9 +1584,13 @@ UZ_EXPORT int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int rank
     group2_obj = uz_group_get(group2);
     if ((uz_rc = uz_check_handle(group2_obj, MPI_ERR_GROUP, "group2", "group")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(259);
-    uz_rc = uz_mpi_Group_translate_ranks(group1_obj, n, ranks1, group2_obj, ranks2);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(259);
+        uz_rc = uz_mpi_Group_translate_ranks(group1_obj, n, ranks1, group2_obj, ranks2);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_translate_ranks(group1_obj, n, ranks1, group2_obj, ranks2);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1395,9 +1615,13 @@ UZ_EXPORT int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *ne
         goto fail;
     if ((uz_rc = uz_check_pointer(newgroup, "newgroup")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(260);
-    uz_rc = uz_mpi_Group_union(group1_obj, group2_obj, newgroup);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(260);
+        uz_rc = uz_mpi_Group_union(group1_obj, group2_obj, newgroup);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Group_union(group1_obj, group2_obj, newgroup);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1424,9 +1648,13 @@ UZ_EXPORT int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_C
         goto fail;
     if ((uz_rc = uz_check_pointer(newintercomm, "newintercomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(311);
-    uz_rc = uz_mpi_Intercomm_create(local_comm_obj, local_leader, peer_comm_obj, remote_leader, tag, newintercomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(311);
+        uz_rc = uz_mpi_Intercomm_create(local_comm_obj, local_leader, peer_comm_obj, remote_leader, tag, newintercomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Intercomm_create(local_comm_obj, local_leader, peer_comm_obj, remote_leader, tag, newintercomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1461,9 +1689,13 @@ UZ_EXPORT int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local
         goto fail;
     if ((uz_rc = uz_check_pointer(newintercomm, "newintercomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(312);
-    uz_rc = uz_mpi_Intercomm_create_from_groups(local_group_obj, local_leader, remote_group_obj, remote_leader, stringtag, info_obj, errhandler_obj, newintercomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(312);
+        uz_rc = uz_mpi_Intercomm_create_from_groups(local_group_obj, local_leader, remote_group_obj, remote_leader, stringtag, info_obj, errhandler_obj, newintercomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Intercomm_create_from_groups(local_group_obj, local_leader, remote_group_obj, remote_leader, stringtag, info_obj, errhandler_obj, newintercomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1484,9 +1716,13 @@ UZ_EXPORT int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newin
         goto fail;
     if ((uz_rc = uz_check_pointer(newintracomm, "newintracomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(313);
-    uz_rc = uz_mpi_Intercomm_merge(intercomm_obj, high, newintracomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(313);
+        uz_rc = uz_mpi_Intercomm_merge(intercomm_obj, high, newintracomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Intercomm_merge(intercomm_obj, high, newintracomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

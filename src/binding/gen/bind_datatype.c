@@ -32,9 +32,13 @@ UZ_EXPORT int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(226);
-    uz_rc = uz_mpi_Get_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(226);
+        uz_rc = uz_mpi_Get_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -81,9 +85,13 @@ UZ_EXPORT int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI
         goto fail;
     if ((uz_rc = uz_check_buffer(result_addr, result_count, result_datatype_obj, "result_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(227);
-    uz_rc = uz_mpi_Get_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(227);
+        uz_rc = uz_mpi_Get_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -130,9 +138,13 @@ UZ_EXPORT int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_co
         goto fail;
     if ((uz_rc = uz_check_buffer(result_addr, result_count, result_datatype_obj, "result_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(228);
-    uz_rc = uz_mpi_Get_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(228);
+        uz_rc = uz_mpi_Get_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -149,9 +161,13 @@ UZ_EXPORT int PMPI_Get_address(const void *location, MPI_Aint *address)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(address, "address")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(229);
-    uz_rc = uz_mpi_Get_address(location, address);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(229);
+        uz_rc = uz_mpi_Get_address(location, address);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_address(location, address);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -186,9 +202,13 @@ UZ_EXPORT int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(230);
-    uz_rc = uz_mpi_Get_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(230);
+        uz_rc = uz_mpi_Get_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -210,9 +230,13 @@ UZ_EXPORT int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, in
         goto fail;
     if ((uz_rc = uz_check_pointer(count, "count")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(231);
-    uz_rc = uz_mpi_Get_count_c(status, datatype_obj, &count_wide);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(231);
+        uz_rc = uz_mpi_Get_count_c(status, datatype_obj, &count_wide);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_count_c(status, datatype_obj, &count_wide);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *count = uz_count_to_int(count_wide);
         return MPI_SUCCESS;
@@ -234,9 +258,13 @@ UZ_EXPORT int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, 
         goto fail;
     if ((uz_rc = uz_check_pointer(count, "count")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(232);
-    uz_rc = uz_mpi_Get_count_c(status, datatype_obj, count);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(232);
+        uz_rc = uz_mpi_Get_count_c(status, datatype_obj, count);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_count_c(status, datatype_obj, count);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -258,9 +286,13 @@ UZ_EXPORT int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
         goto fail;
     if ((uz_rc = uz_check_pointer(count, "count")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(233);
-    uz_rc = uz_mpi_Get_elements_c(status, datatype_obj, &count_wide);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(233);
+        uz_rc = uz_mpi_Get_elements_c(status, datatype_obj, &count_wide);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_elements_c(status, datatype_obj, &count_wide);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *count = uz_count_to_int(count_wide);
         return MPI_SUCCESS;
@@ -282,9 +314,13 @@ UZ_EXPORT int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatyp
         goto fail;
     if ((uz_rc = uz_check_pointer(count, "count")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(234);
-    uz_rc = uz_mpi_Get_elements_c(status, datatype_obj, count);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(234);
+        uz_rc = uz_mpi_Get_elements_c(status, datatype_obj, count);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_elements_c(status, datatype_obj, count);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -305,9 +341,13 @@ UZ_EXPORT int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatyp
         goto fail;
     if ((uz_rc = uz_check_pointer(count, "count")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(235);
-    uz_rc = uz_mpi_Get_elements_x(status, datatype_obj, count);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(235);
+        uz_rc = uz_mpi_Get_elements_x(status, datatype_obj, count);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_elements_x(status, datatype_obj, count);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -324,9 +364,13 @@ UZ_EXPORT int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(hw_info, "hw_info")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(236);
-    uz_rc = uz_mpi_Get_hw_resource_info(hw_info);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(236);
+        uz_rc = uz_mpi_Get_hw_resource_info(hw_info);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_hw_resource_info(hw_info);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -343,9 +387,13 @@ UZ_EXPORT int PMPI_Get_library_version(char *version, int *resultlen)
         goto fail;
     if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(237);
-    uz_rc = uz_mpi_Get_library_version(version, resultlen);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(237);
+        uz_rc = uz_mpi_Get_library_version(version, resultlen);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_library_version(version, resultlen);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -364,9 +412,13 @@ UZ_EXPORT int PMPI_Get_processor_name(char *name, int *resultlen)
         goto fail;
     if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(238);
-    uz_rc = uz_mpi_Get_processor_name(name, resultlen);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(238);
+        uz_rc = uz_mpi_Get_processor_name(name, resultlen);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_processor_name(name, resultlen);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -383,9 +435,13 @@ UZ_EXPORT int PMPI_Get_version(int *version, int *subversion)
         goto fail;
     if ((uz_rc = uz_check_pointer(subversion, "subversion")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(239);
-    uz_rc = uz_mpi_Get_version(version, subversion);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(239);
+        uz_rc = uz_mpi_Get_version(version, subversion);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Get_version(version, subversion);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -419,9 +475,13 @@ UZ_EXPORT int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, v
         goto fail;
     if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(371);
-    uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, &position_wide, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(371);
+        uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, &position_wide, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, &position_wide, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *position = uz_count_to_int(position_wide);
         return MPI_SUCCESS;
@@ -455,9 +515,13 @@ UZ_EXPORT int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype dat
         goto fail;
     if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(372);
-    uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, position, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(372);
+        uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, position, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pack_c(inbuf, incount, datatype_obj, outbuf, outsize, position, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -482,9 +546,13 @@ UZ_EXPORT int PMPI_Pack_external(const char datarep[], const void *inbuf, int in
         goto fail;
     if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(373);
-    uz_rc = uz_mpi_Pack_external(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(373);
+        uz_rc = uz_mpi_Pack_external(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pack_external(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -509,9 +577,13 @@ UZ_EXPORT int PMPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer(inbuf, incount, datatype_obj, "inbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(374);
-    uz_rc = uz_mpi_Pack_external_c(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(374);
+        uz_rc = uz_mpi_Pack_external_c(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pack_external_c(datarep, inbuf, incount, datatype_obj, outbuf, outsize, position);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -532,9 +604,13 @@ UZ_EXPORT int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Dat
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(375);
-    uz_rc = uz_mpi_Pack_external_size(datarep, incount, datatype_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(375);
+        uz_rc = uz_mpi_Pack_external_size(datarep, incount, datatype_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pack_external_size(datarep, incount, datatype_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -555,9 +631,13 @@ UZ_EXPORT int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount,
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(376);
-    uz_rc = uz_mpi_Pack_external_size_c(datarep, incount, datatype_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(376);
+        uz_rc = uz_mpi_Pack_external_size_c(datarep, incount, datatype_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pack_external_size_c(datarep, incount, datatype_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -585,9 +665,13 @@ UZ_EXPORT int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, 
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(377);
-    uz_rc = uz_mpi_Pack_size_c(incount, datatype_obj, comm_obj, &size_wide);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(377);
+        uz_rc = uz_mpi_Pack_size_c(incount, datatype_obj, comm_obj, &size_wide);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pack_size_c(incount, datatype_obj, comm_obj, &size_wide);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *size = uz_count_to_int(size_wide);
         return MPI_SUCCESS;
@@ -615,9 +699,13 @@ UZ_EXPORT int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Com
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(378);
-    uz_rc = uz_mpi_Pack_size_c(incount, datatype_obj, comm_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(378);
+        uz_rc = uz_mpi_Pack_size_c(incount, datatype_obj, comm_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pack_size_c(incount, datatype_obj, comm_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -640,9 +728,13 @@ UZ_EXPORT int PMPI_Type_commit(MPI_Datatype *datatype)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(datatype, "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(489);
-    uz_rc = uz_mpi_Type_commit(datatype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(489);
+        uz_rc = uz_mpi_Type_commit(datatype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_commit(datatype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -665,9 +757,13 @@ UZ_EXPORT int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(490);
-    uz_rc = uz_mpi_Type_contiguous(count, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(490);
+        uz_rc = uz_mpi_Type_contiguous(count, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_contiguous(count, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -690,9 +786,13 @@ UZ_EXPORT int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(491);
-    uz_rc = uz_mpi_Type_contiguous_c(count, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(491);
+        uz_rc = uz_mpi_Type_contiguous_c(count, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_contiguous_c(count, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -715,9 +815,13 @@ UZ_EXPORT int PMPI_Type_create_darray(int size, int rank, int ndims, const int a
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(492);
-    uz_rc = uz_mpi_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(492);
+        uz_rc = uz_mpi_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -740,9 +844,13 @@ UZ_EXPORT int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(493);
-    uz_rc = uz_mpi_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(493);
+        uz_rc = uz_mpi_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -759,9 +867,13 @@ UZ_EXPORT int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(494);
-    uz_rc = uz_mpi_Type_create_f90_complex(p, r, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(494);
+        uz_rc = uz_mpi_Type_create_f90_complex(p, r, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_f90_complex(p, r, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -778,9 +890,13 @@ UZ_EXPORT int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(495);
-    uz_rc = uz_mpi_Type_create_f90_integer(r, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(495);
+        uz_rc = uz_mpi_Type_create_f90_integer(r, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_f90_integer(r, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -797,9 +913,13 @@ UZ_EXPORT int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(496);
-    uz_rc = uz_mpi_Type_create_f90_real(p, r, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(496);
+        uz_rc = uz_mpi_Type_create_f90_real(p, r, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_f90_real(p, r, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -822,9 +942,13 @@ UZ_EXPORT int PMPI_Type_create_hindexed(int count, const int array_of_blocklengt
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(497);
-    uz_rc = uz_mpi_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(497);
+        uz_rc = uz_mpi_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -849,9 +973,13 @@ UZ_EXPORT int PMPI_Type_create_hindexed_block(int count, int blocklength, const 
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(498);
-    uz_rc = uz_mpi_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(498);
+        uz_rc = uz_mpi_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -876,9 +1004,13 @@ UZ_EXPORT int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count block
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(499);
-    uz_rc = uz_mpi_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(499);
+        uz_rc = uz_mpi_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -901,9 +1033,13 @@ UZ_EXPORT int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(500);
-    uz_rc = uz_mpi_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(500);
+        uz_rc = uz_mpi_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -928,9 +1064,13 @@ UZ_EXPORT int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stri
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(501);
-    uz_rc = uz_mpi_Type_create_hvector(count, blocklength, stride, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(501);
+        uz_rc = uz_mpi_Type_create_hvector(count, blocklength, stride, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_hvector(count, blocklength, stride, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -955,9 +1095,13 @@ UZ_EXPORT int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength,
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(502);
-    uz_rc = uz_mpi_Type_create_hvector_c(count, blocklength, stride, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(502);
+        uz_rc = uz_mpi_Type_create_hvector_c(count, blocklength, stride, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_hvector_c(count, blocklength, stride, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -982,9 +1126,13 @@ UZ_EXPORT int PMPI_Type_create_indexed_block(int count, int blocklength, const i
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(503);
-    uz_rc = uz_mpi_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(503);
+        uz_rc = uz_mpi_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1009,9 +1157,13 @@ UZ_EXPORT int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blockl
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(504);
-    uz_rc = uz_mpi_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(504);
+        uz_rc = uz_mpi_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1028,9 +1180,13 @@ UZ_EXPORT int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_att
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(type_keyval, "type_keyval")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(505);
-    uz_rc = uz_mpi_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(505);
+        uz_rc = uz_mpi_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1051,9 +1207,13 @@ UZ_EXPORT int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Ai
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(506);
-    uz_rc = uz_mpi_Type_create_resized(oldtype_obj, lb, extent, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(506);
+        uz_rc = uz_mpi_Type_create_resized(oldtype_obj, lb, extent, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_resized(oldtype_obj, lb, extent, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1074,9 +1234,13 @@ UZ_EXPORT int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(507);
-    uz_rc = uz_mpi_Type_create_resized_c(oldtype_obj, lb, extent, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(507);
+        uz_rc = uz_mpi_Type_create_resized_c(oldtype_obj, lb, extent, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_resized_c(oldtype_obj, lb, extent, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1095,9 +1259,13 @@ UZ_EXPORT int PMPI_Type_create_struct(int count, const int array_of_blocklengths
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(508);
-    uz_rc = uz_mpi_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(508);
+        uz_rc = uz_mpi_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1116,9 +1284,13 @@ UZ_EXPORT int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_o
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(509);
-    uz_rc = uz_mpi_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(509);
+        uz_rc = uz_mpi_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1141,9 +1313,13 @@ UZ_EXPORT int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], c
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(510);
-    uz_rc = uz_mpi_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(510);
+        uz_rc = uz_mpi_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1166,9 +1342,13 @@ UZ_EXPORT int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_si
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(511);
-    uz_rc = uz_mpi_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(511);
+        uz_rc = uz_mpi_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1187,9 +1367,13 @@ UZ_EXPORT int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
     datatype_obj = uz_datatype_get(datatype);
     if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(512);
-    uz_rc = uz_mpi_Type_delete_attr(datatype_obj, type_keyval);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(512);
+        uz_rc = uz_mpi_Type_delete_attr(datatype_obj, type_keyval);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_delete_attr(datatype_obj, type_keyval);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1210,9 +1394,13 @@ UZ_EXPORT int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(513);
-    uz_rc = uz_mpi_Type_dup(oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(513);
+        uz_rc = uz_mpi_Type_dup(oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_dup(oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1233,9 +1421,13 @@ UZ_EXPORT int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
         goto fail;
     if ((uz_rc = uz_check_pointer(extent, "extent")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(514);
-    uz_rc = uz_mpi_Type_extent(datatype_obj, extent);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(514);
+        uz_rc = uz_mpi_Type_extent(datatype_obj, extent);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_extent(datatype_obj, extent);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1258,9 +1450,13 @@ UZ_EXPORT int PMPI_Type_free(MPI_Datatype *datatype)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(datatype, "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(515);
-    uz_rc = uz_mpi_Type_free(datatype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(515);
+        uz_rc = uz_mpi_Type_free(datatype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_free(datatype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1277,9 +1473,13 @@ UZ_EXPORT int PMPI_Type_free_keyval(int *type_keyval)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(type_keyval, "type_keyval")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(516);
-    uz_rc = uz_mpi_Type_free_keyval(type_keyval);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(516);
+        uz_rc = uz_mpi_Type_free_keyval(type_keyval);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_free_keyval(type_keyval);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1306,9 +1506,13 @@ UZ_EXPORT int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *a
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(517);
-    uz_rc = uz_mpi_Type_get_attr(datatype_obj, type_keyval, attribute_val, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(517);
+        uz_rc = uz_mpi_Type_get_attr(datatype_obj, type_keyval, attribute_val, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_attr(datatype_obj, type_keyval, attribute_val, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1327,9 +1531,13 @@ UZ_EXPORT int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, in
     datatype_obj = uz_datatype_get(datatype);
     if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(518);
-    uz_rc = uz_mpi_Type_get_contents(datatype_obj, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(518);
+        uz_rc = uz_mpi_Type_get_contents(datatype_obj, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_contents(datatype_obj, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1348,9 +1556,13 @@ UZ_EXPORT int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_inte
     datatype_obj = uz_datatype_get(datatype);
     if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(519);
-    uz_rc = uz_mpi_Type_get_contents_c(datatype_obj, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(519);
+        uz_rc = uz_mpi_Type_get_contents_c(datatype_obj, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_contents_c(datatype_obj, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1377,9 +1589,13 @@ UZ_EXPORT int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, i
         goto fail;
     if ((uz_rc = uz_check_pointer(combiner, "combiner")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(520);
-    uz_rc = uz_mpi_Type_get_envelope(datatype_obj, num_integers, num_addresses, num_datatypes, combiner);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(520);
+        uz_rc = uz_mpi_Type_get_envelope(datatype_obj, num_integers, num_addresses, num_datatypes, combiner);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_envelope(datatype_obj, num_integers, num_addresses, num_datatypes, combiner);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1408,9 +1624,13 @@ UZ_EXPORT int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_int
         goto fail;
     if ((uz_rc = uz_check_pointer(combiner, "combiner")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(521);
-    uz_rc = uz_mpi_Type_get_envelope_c(datatype_obj, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(521);
+        uz_rc = uz_mpi_Type_get_envelope_c(datatype_obj, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_envelope_c(datatype_obj, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1433,9 +1653,13 @@ UZ_EXPORT int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint
         goto fail;
     if ((uz_rc = uz_check_pointer(extent, "extent")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(522);
-    uz_rc = uz_mpi_Type_get_extent(datatype_obj, lb, extent);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(522);
+        uz_rc = uz_mpi_Type_get_extent(datatype_obj, lb, extent);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_extent(datatype_obj, lb, extent);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1458,9 +1682,13 @@ UZ_EXPORT int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_C
         goto fail;
     if ((uz_rc = uz_check_pointer(extent, "extent")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(523);
-    uz_rc = uz_mpi_Type_get_extent_c(datatype_obj, lb, extent);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(523);
+        uz_rc = uz_mpi_Type_get_extent_c(datatype_obj, lb, extent);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_extent_c(datatype_obj, lb, extent);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1483,9 +1711,13 @@ UZ_EXPORT int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_C
         goto fail;
     if ((uz_rc = uz_check_pointer(extent, "extent")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(524);
-    uz_rc = uz_mpi_Type_get_extent_x(datatype_obj, lb, extent);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(524);
+        uz_rc = uz_mpi_Type_get_extent_x(datatype_obj, lb, extent);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_extent_x(datatype_obj, lb, extent);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1508,9 +1740,13 @@ UZ_EXPORT int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *re
         goto fail;
     if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(525);
-    uz_rc = uz_mpi_Type_get_name(datatype_obj, type_name, resultlen);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(525);
+        uz_rc = uz_mpi_Type_get_name(datatype_obj, type_name, resultlen);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_name(datatype_obj, type_name, resultlen);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1533,9 +1769,13 @@ UZ_EXPORT int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb
         goto fail;
     if ((uz_rc = uz_check_pointer(true_extent, "true_extent")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(526);
-    uz_rc = uz_mpi_Type_get_true_extent(datatype_obj, true_lb, true_extent);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(526);
+        uz_rc = uz_mpi_Type_get_true_extent(datatype_obj, true_lb, true_extent);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_true_extent(datatype_obj, true_lb, true_extent);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1558,9 +1798,13 @@ UZ_EXPORT int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true
         goto fail;
     if ((uz_rc = uz_check_pointer(true_extent, "true_extent")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(527);
-    uz_rc = uz_mpi_Type_get_true_extent_c(datatype_obj, true_lb, true_extent);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(527);
+        uz_rc = uz_mpi_Type_get_true_extent_c(datatype_obj, true_lb, true_extent);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_true_extent_c(datatype_obj, true_lb, true_extent);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1583,9 +1827,13 @@ UZ_EXPORT int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true
         goto fail;
     if ((uz_rc = uz_check_pointer(true_extent, "true_extent")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(528);
-    uz_rc = uz_mpi_Type_get_true_extent_x(datatype_obj, true_lb, true_extent);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(528);
+        uz_rc = uz_mpi_Type_get_true_extent_x(datatype_obj, true_lb, true_extent);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_true_extent_x(datatype_obj, true_lb, true_extent);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1610,9 +1858,13 @@ UZ_EXPORT int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype in
         goto fail;
     if ((uz_rc = uz_check_pointer(pair_type, "pair_type")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(529);
-    uz_rc = uz_mpi_Type_get_value_index(value_type_obj, index_type_obj, pair_type);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(529);
+        uz_rc = uz_mpi_Type_get_value_index(value_type_obj, index_type_obj, pair_type);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_get_value_index(value_type_obj, index_type_obj, pair_type);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1635,9 +1887,13 @@ UZ_EXPORT int PMPI_Type_hindexed(int count, const int array_of_blocklengths[], c
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(530);
-    uz_rc = uz_mpi_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(530);
+        uz_rc = uz_mpi_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1662,9 +1918,13 @@ UZ_EXPORT int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(531);
-    uz_rc = uz_mpi_Type_hvector(count, blocklength, stride, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(531);
+        uz_rc = uz_mpi_Type_hvector(count, blocklength, stride, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_hvector(count, blocklength, stride, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1687,9 +1947,13 @@ UZ_EXPORT int PMPI_Type_indexed(int count, const int array_of_blocklengths[], co
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(532);
-    uz_rc = uz_mpi_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(532);
+        uz_rc = uz_mpi_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1712,9 +1976,13 @@ UZ_EXPORT int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_bloc
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(533);
-    uz_rc = uz_mpi_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(533);
+        uz_rc = uz_mpi_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1735,9 +2003,13 @@ UZ_EXPORT int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
         goto fail;
     if ((uz_rc = uz_check_pointer(displacement, "displacement")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(534);
-    uz_rc = uz_mpi_Type_lb(datatype_obj, displacement);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(534);
+        uz_rc = uz_mpi_Type_lb(datatype_obj, displacement);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_lb(datatype_obj, displacement);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1754,9 +2026,13 @@ UZ_EXPORT int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *dataty
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(datatype, "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(535);
-    uz_rc = uz_mpi_Type_match_size(typeclass, size, datatype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(535);
+        uz_rc = uz_mpi_Type_match_size(typeclass, size, datatype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_match_size(typeclass, size, datatype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1775,9 +2051,13 @@ UZ_EXPORT int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *a
     datatype_obj = uz_datatype_get(datatype);
     if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(536);
-    uz_rc = uz_mpi_Type_set_attr(datatype_obj, type_keyval, attribute_val);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(536);
+        uz_rc = uz_mpi_Type_set_attr(datatype_obj, type_keyval, attribute_val);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_set_attr(datatype_obj, type_keyval, attribute_val);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1798,9 +2078,13 @@ UZ_EXPORT int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
         goto fail;
     if ((uz_rc = uz_check_pointer(type_name, "type_name")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(537);
-    uz_rc = uz_mpi_Type_set_name(datatype_obj, type_name);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(537);
+        uz_rc = uz_mpi_Type_set_name(datatype_obj, type_name);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_set_name(datatype_obj, type_name);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1822,9 +2106,13 @@ UZ_EXPORT int PMPI_Type_size(MPI_Datatype datatype, int *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(538);
-    uz_rc = uz_mpi_Type_size_c(datatype_obj, &size_wide);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(538);
+        uz_rc = uz_mpi_Type_size_c(datatype_obj, &size_wide);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_size_c(datatype_obj, &size_wide);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *size = uz_count_to_int(size_wide);
         return MPI_SUCCESS;
@@ -1846,9 +2134,13 @@ UZ_EXPORT int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(539);
-    uz_rc = uz_mpi_Type_size_c(datatype_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(539);
+        uz_rc = uz_mpi_Type_size_c(datatype_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_size_c(datatype_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1869,9 +2161,13 @@ UZ_EXPORT int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(540);
-    uz_rc = uz_mpi_Type_size_x(datatype_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(540);
+        uz_rc = uz_mpi_Type_size_x(datatype_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_size_x(datatype_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1890,9 +2186,13 @@ UZ_EXPORT int PMPI_Type_struct(int count, const int array_of_blocklengths[], con
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(541);
-    uz_rc = uz_mpi_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(541);
+        uz_rc = uz_mpi_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1919,9 +2219,13 @@ UZ_EXPORT int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
         goto fail;
     if ((uz_rc = uz_check_pointer(displacement, "displacement")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(542);
-    uz_rc = uz_mpi_Type_ub(datatype_obj, displacement);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(542);
+        uz_rc = uz_mpi_Type_ub(datatype_obj, displacement);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_ub(datatype_obj, displacement);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1946,9 +2250,13 @@ UZ_EXPORT int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datat
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(543);
-    uz_rc = uz_mpi_Type_vector(count, blocklength, stride, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(543);
+        uz_rc = uz_mpi_Type_vector(count, blocklength, stride, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_vector(count, blocklength, stride, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1973,9 +2281,13 @@ UZ_EXPORT int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Cou
         goto fail;
     if ((uz_rc = uz_check_pointer(newtype, "newtype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(544);
-    uz_rc = uz_mpi_Type_vector_c(count, blocklength, stride, oldtype_obj, newtype);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(544);
+        uz_rc = uz_mpi_Type_vector_c(count, blocklength, stride, oldtype_obj, newtype);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Type_vector_c(count, blocklength, stride, oldtype_obj, newtype);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2007,9 +2319,13 @@ UZ_EXPORT int PMPI_Unpack(const void *inbuf, int insize, int *position, void *ou
         goto fail;
     if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(545);
-    uz_rc = uz_mpi_Unpack_c(inbuf, insize, &position_wide, outbuf, outcount, datatype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(545);
+        uz_rc = uz_mpi_Unpack_c(inbuf, insize, &position_wide, outbuf, outcount, datatype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Unpack_c(inbuf, insize, &position_wide, outbuf, outcount, datatype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *position = uz_count_to_int(position_wide);
         return MPI_SUCCESS;
@@ -2041,9 +2357,13 @@ UZ_EXPORT int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *posi
         goto fail;
     if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(546);
-    uz_rc = uz_mpi_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(546);
+        uz_rc = uz_mpi_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2068,9 +2388,13 @@ UZ_EXPORT int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(547);
-    uz_rc = uz_mpi_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(547);
+        uz_rc = uz_mpi_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2095,9 +2419,13 @@ UZ_EXPORT int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(outbuf, outcount, datatype_obj, "outbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(548);
-    uz_rc = uz_mpi_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(548);
+        uz_rc = uz_mpi_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

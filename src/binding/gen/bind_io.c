@@ -22,9 +22,13 @@ UZ_EXPORT int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(127);
-    uz_rc = uz_mpi_File_call_errhandler(fh_obj, errorcode);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(127);
+        uz_rc = uz_mpi_File_call_errhandler(fh_obj, errorcode);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_call_errhandler(fh_obj, errorcode);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -43,9 +47,13 @@ UZ_EXPORT int PMPI_File_close(MPI_File *fh)
     if ((uz_rc = uz_check_pointer(fh, "fh")))
         goto fail;
     fh_eobj = uz_file_get(*fh);
-    uint64_t uz_t0 = uz_profile_enter(128);
-    uz_rc = uz_mpi_File_close(fh);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(128);
+        uz_rc = uz_mpi_File_close(fh);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_close(fh);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -62,9 +70,13 @@ UZ_EXPORT int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_err
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(129);
-    uz_rc = uz_mpi_File_create_errhandler(file_errhandler_fn, errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(129);
+        uz_rc = uz_mpi_File_create_errhandler(file_errhandler_fn, errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_create_errhandler(file_errhandler_fn, errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -85,9 +97,13 @@ UZ_EXPORT int PMPI_File_delete(const char *filename, MPI_Info info)
         goto fail;
     if ((uz_rc = uz_check_pointer(filename, "filename")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(130);
-    uz_rc = uz_mpi_File_delete(filename, info_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(130);
+        uz_rc = uz_mpi_File_delete(filename, info_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_delete(filename, info_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -120,9 +136,13 @@ UZ_EXPORT int PMPI_File_get_amode(MPI_File fh, int *amode)
         goto fail;
     if ((uz_rc = uz_check_pointer(amode, "amode")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(131);
-    uz_rc = uz_mpi_File_get_amode(fh_obj, amode);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(131);
+        uz_rc = uz_mpi_File_get_amode(fh_obj, amode);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_amode(fh_obj, amode);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -143,9 +163,13 @@ UZ_EXPORT int PMPI_File_get_atomicity(MPI_File fh, int *flag)
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(132);
-    uz_rc = uz_mpi_File_get_atomicity(fh_obj, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(132);
+        uz_rc = uz_mpi_File_get_atomicity(fh_obj, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_atomicity(fh_obj, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -166,9 +190,13 @@ UZ_EXPORT int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offs
         goto fail;
     if ((uz_rc = uz_check_pointer(disp, "disp")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(133);
-    uz_rc = uz_mpi_File_get_byte_offset(fh_obj, offset, disp);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(133);
+        uz_rc = uz_mpi_File_get_byte_offset(fh_obj, offset, disp);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_byte_offset(fh_obj, offset, disp);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -189,9 +217,13 @@ UZ_EXPORT int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler
         goto fail;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(134);
-    uz_rc = uz_mpi_File_get_errhandler(file_obj, errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(134);
+        uz_rc = uz_mpi_File_get_errhandler(file_obj, errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_errhandler(file_obj, errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -212,9 +244,13 @@ UZ_EXPORT int PMPI_File_get_group(MPI_File fh, MPI_Group *group)
         goto fail;
     if ((uz_rc = uz_check_pointer(group, "group")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(135);
-    uz_rc = uz_mpi_File_get_group(fh_obj, group);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(135);
+        uz_rc = uz_mpi_File_get_group(fh_obj, group);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_group(fh_obj, group);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -235,9 +271,13 @@ UZ_EXPORT int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
         goto fail;
     if ((uz_rc = uz_check_pointer(info_used, "info_used")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(136);
-    uz_rc = uz_mpi_File_get_info(fh_obj, info_used);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(136);
+        uz_rc = uz_mpi_File_get_info(fh_obj, info_used);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_info(fh_obj, info_used);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -258,9 +298,13 @@ UZ_EXPORT int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
         goto fail;
     if ((uz_rc = uz_check_pointer(offset, "offset")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(137);
-    uz_rc = uz_mpi_File_get_position(fh_obj, offset);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(137);
+        uz_rc = uz_mpi_File_get_position(fh_obj, offset);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_position(fh_obj, offset);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -281,9 +325,13 @@ UZ_EXPORT int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
         goto fail;
     if ((uz_rc = uz_check_pointer(offset, "offset")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(138);
-    uz_rc = uz_mpi_File_get_position_shared(fh_obj, offset);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(138);
+        uz_rc = uz_mpi_File_get_position_shared(fh_obj, offset);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_position_shared(fh_obj, offset);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -304,9 +352,13 @@ UZ_EXPORT int PMPI_File_get_size(MPI_File fh, MPI_Offset *size)
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(139);
-    uz_rc = uz_mpi_File_get_size(fh_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(139);
+        uz_rc = uz_mpi_File_get_size(fh_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_size(fh_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -331,9 +383,13 @@ UZ_EXPORT int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_
         goto fail;
     if ((uz_rc = uz_check_pointer(extent, "extent")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(140);
-    uz_rc = uz_mpi_File_get_type_extent(fh_obj, datatype_obj, extent);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(140);
+        uz_rc = uz_mpi_File_get_type_extent(fh_obj, datatype_obj, extent);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_type_extent(fh_obj, datatype_obj, extent);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -358,9 +414,13 @@ UZ_EXPORT int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MP
         goto fail;
     if ((uz_rc = uz_check_pointer(extent, "extent")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(141);
-    uz_rc = uz_mpi_File_get_type_extent_c(fh_obj, datatype_obj, extent);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(141);
+        uz_rc = uz_mpi_File_get_type_extent_c(fh_obj, datatype_obj, extent);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_type_extent_c(fh_obj, datatype_obj, extent);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -387,9 +447,13 @@ UZ_EXPORT int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *et
         goto fail;
     if ((uz_rc = uz_check_pointer(datarep, "datarep")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(142);
-    uz_rc = uz_mpi_File_get_view(fh_obj, disp, etype, filetype, datarep);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(142);
+        uz_rc = uz_mpi_File_get_view(fh_obj, disp, etype, filetype, datarep);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_get_view(fh_obj, disp, etype, filetype, datarep);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -416,9 +480,13 @@ UZ_EXPORT int PMPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype da
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(143);
-    uz_rc = uz_mpi_File_iread_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(143);
+        uz_rc = uz_mpi_File_iread_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iread_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -445,9 +513,13 @@ UZ_EXPORT int PMPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatyp
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(144);
-    uz_rc = uz_mpi_File_iread_all_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(144);
+        uz_rc = uz_mpi_File_iread_all_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iread_all_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -474,9 +546,13 @@ UZ_EXPORT int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(145);
-    uz_rc = uz_mpi_File_iread_all_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(145);
+        uz_rc = uz_mpi_File_iread_all_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iread_all_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -503,9 +579,13 @@ UZ_EXPORT int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(146);
-    uz_rc = uz_mpi_File_iread_at_c(fh_obj, offset, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(146);
+        uz_rc = uz_mpi_File_iread_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iread_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -532,9 +612,13 @@ UZ_EXPORT int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(147);
-    uz_rc = uz_mpi_File_iread_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(147);
+        uz_rc = uz_mpi_File_iread_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iread_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -561,9 +645,13 @@ UZ_EXPORT int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(148);
-    uz_rc = uz_mpi_File_iread_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(148);
+        uz_rc = uz_mpi_File_iread_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iread_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -590,9 +678,13 @@ UZ_EXPORT int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(149);
-    uz_rc = uz_mpi_File_iread_at_c(fh_obj, offset, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(149);
+        uz_rc = uz_mpi_File_iread_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iread_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -619,9 +711,13 @@ UZ_EXPORT int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Dat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(150);
-    uz_rc = uz_mpi_File_iread_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(150);
+        uz_rc = uz_mpi_File_iread_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iread_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -648,9 +744,13 @@ UZ_EXPORT int PMPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Data
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(151);
-    uz_rc = uz_mpi_File_iread_shared_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(151);
+        uz_rc = uz_mpi_File_iread_shared_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iread_shared_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -677,9 +777,13 @@ UZ_EXPORT int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(152);
-    uz_rc = uz_mpi_File_iread_shared_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(152);
+        uz_rc = uz_mpi_File_iread_shared_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iread_shared_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -706,9 +810,13 @@ UZ_EXPORT int PMPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Data
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(153);
-    uz_rc = uz_mpi_File_iwrite_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(153);
+        uz_rc = uz_mpi_File_iwrite_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iwrite_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -735,9 +843,13 @@ UZ_EXPORT int PMPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(154);
-    uz_rc = uz_mpi_File_iwrite_all_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(154);
+        uz_rc = uz_mpi_File_iwrite_all_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iwrite_all_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -764,9 +876,13 @@ UZ_EXPORT int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count cou
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(155);
-    uz_rc = uz_mpi_File_iwrite_all_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(155);
+        uz_rc = uz_mpi_File_iwrite_all_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iwrite_all_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -793,9 +909,13 @@ UZ_EXPORT int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *bu
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(156);
-    uz_rc = uz_mpi_File_iwrite_at_c(fh_obj, offset, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(156);
+        uz_rc = uz_mpi_File_iwrite_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iwrite_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -822,9 +942,13 @@ UZ_EXPORT int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(157);
-    uz_rc = uz_mpi_File_iwrite_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(157);
+        uz_rc = uz_mpi_File_iwrite_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iwrite_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -851,9 +975,13 @@ UZ_EXPORT int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const vo
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(158);
-    uz_rc = uz_mpi_File_iwrite_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(158);
+        uz_rc = uz_mpi_File_iwrite_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iwrite_at_all_c(fh_obj, offset, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -880,9 +1008,13 @@ UZ_EXPORT int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(159);
-    uz_rc = uz_mpi_File_iwrite_at_c(fh_obj, offset, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(159);
+        uz_rc = uz_mpi_File_iwrite_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iwrite_at_c(fh_obj, offset, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -909,9 +1041,13 @@ UZ_EXPORT int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(160);
-    uz_rc = uz_mpi_File_iwrite_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(160);
+        uz_rc = uz_mpi_File_iwrite_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iwrite_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -938,9 +1074,13 @@ UZ_EXPORT int PMPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, M
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(161);
-    uz_rc = uz_mpi_File_iwrite_shared_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(161);
+        uz_rc = uz_mpi_File_iwrite_shared_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iwrite_shared_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -967,9 +1107,13 @@ UZ_EXPORT int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(162);
-    uz_rc = uz_mpi_File_iwrite_shared_c(fh_obj, buf, count, datatype_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(162);
+        uz_rc = uz_mpi_File_iwrite_shared_c(fh_obj, buf, count, datatype_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_iwrite_shared_c(fh_obj, buf, count, datatype_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -996,9 +1140,13 @@ UZ_EXPORT int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(fh, "fh")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(163);
-    uz_rc = uz_mpi_File_open(comm_obj, filename, amode, info_obj, fh);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(163);
+        uz_rc = uz_mpi_File_open(comm_obj, filename, amode, info_obj, fh);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_open(comm_obj, filename, amode, info_obj, fh);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1017,9 +1165,13 @@ UZ_EXPORT int PMPI_File_preallocate(MPI_File fh, MPI_Offset size)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(164);
-    uz_rc = uz_mpi_File_preallocate(fh_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(164);
+        uz_rc = uz_mpi_File_preallocate(fh_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_preallocate(fh_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1044,9 +1196,13 @@ UZ_EXPORT int PMPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype dat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(165);
-    uz_rc = uz_mpi_File_read_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(165);
+        uz_rc = uz_mpi_File_read_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1071,9 +1227,13 @@ UZ_EXPORT int PMPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(166);
-    uz_rc = uz_mpi_File_read_all_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(166);
+        uz_rc = uz_mpi_File_read_all_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_all_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1098,9 +1258,13 @@ UZ_EXPORT int PMPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(167);
-    uz_rc = uz_mpi_File_read_all_begin_c(fh_obj, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(167);
+        uz_rc = uz_mpi_File_read_all_begin_c(fh_obj, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_all_begin_c(fh_obj, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1125,9 +1289,13 @@ UZ_EXPORT int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(168);
-    uz_rc = uz_mpi_File_read_all_begin_c(fh_obj, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(168);
+        uz_rc = uz_mpi_File_read_all_begin_c(fh_obj, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_all_begin_c(fh_obj, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1152,9 +1320,13 @@ UZ_EXPORT int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(169);
-    uz_rc = uz_mpi_File_read_all_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(169);
+        uz_rc = uz_mpi_File_read_all_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_all_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1173,9 +1345,13 @@ UZ_EXPORT int PMPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(170);
-    uz_rc = uz_mpi_File_read_all_end(fh_obj, buf, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(170);
+        uz_rc = uz_mpi_File_read_all_end(fh_obj, buf, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_all_end(fh_obj, buf, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1200,9 +1376,13 @@ UZ_EXPORT int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int c
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(171);
-    uz_rc = uz_mpi_File_read_at_c(fh_obj, offset, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(171);
+        uz_rc = uz_mpi_File_read_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1227,9 +1407,13 @@ UZ_EXPORT int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, i
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(172);
-    uz_rc = uz_mpi_File_read_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(172);
+        uz_rc = uz_mpi_File_read_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1254,9 +1438,13 @@ UZ_EXPORT int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(173);
-    uz_rc = uz_mpi_File_read_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(173);
+        uz_rc = uz_mpi_File_read_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1281,9 +1469,13 @@ UZ_EXPORT int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(174);
-    uz_rc = uz_mpi_File_read_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(174);
+        uz_rc = uz_mpi_File_read_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1308,9 +1500,13 @@ UZ_EXPORT int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf,
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(175);
-    uz_rc = uz_mpi_File_read_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(175);
+        uz_rc = uz_mpi_File_read_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1329,9 +1525,13 @@ UZ_EXPORT int PMPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *stat
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(176);
-    uz_rc = uz_mpi_File_read_at_all_end(fh_obj, buf, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(176);
+        uz_rc = uz_mpi_File_read_at_all_end(fh_obj, buf, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_at_all_end(fh_obj, buf, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1356,9 +1556,13 @@ UZ_EXPORT int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(177);
-    uz_rc = uz_mpi_File_read_at_c(fh_obj, offset, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(177);
+        uz_rc = uz_mpi_File_read_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1383,9 +1587,13 @@ UZ_EXPORT int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Data
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(178);
-    uz_rc = uz_mpi_File_read_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(178);
+        uz_rc = uz_mpi_File_read_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1410,9 +1618,13 @@ UZ_EXPORT int PMPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Data
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(179);
-    uz_rc = uz_mpi_File_read_ordered_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(179);
+        uz_rc = uz_mpi_File_read_ordered_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1437,9 +1649,13 @@ UZ_EXPORT int PMPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(180);
-    uz_rc = uz_mpi_File_read_ordered_begin_c(fh_obj, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(180);
+        uz_rc = uz_mpi_File_read_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1464,9 +1680,13 @@ UZ_EXPORT int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count c
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(181);
-    uz_rc = uz_mpi_File_read_ordered_begin_c(fh_obj, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(181);
+        uz_rc = uz_mpi_File_read_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1491,9 +1711,13 @@ UZ_EXPORT int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(182);
-    uz_rc = uz_mpi_File_read_ordered_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(182);
+        uz_rc = uz_mpi_File_read_ordered_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1512,9 +1736,13 @@ UZ_EXPORT int PMPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *sta
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(183);
-    uz_rc = uz_mpi_File_read_ordered_end(fh_obj, buf, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(183);
+        uz_rc = uz_mpi_File_read_ordered_end(fh_obj, buf, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_ordered_end(fh_obj, buf, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1539,9 +1767,13 @@ UZ_EXPORT int PMPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(184);
-    uz_rc = uz_mpi_File_read_shared_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(184);
+        uz_rc = uz_mpi_File_read_shared_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_shared_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1566,9 +1798,13 @@ UZ_EXPORT int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, M
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(185);
-    uz_rc = uz_mpi_File_read_shared_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(185);
+        uz_rc = uz_mpi_File_read_shared_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_read_shared_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1587,9 +1823,13 @@ UZ_EXPORT int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(186);
-    uz_rc = uz_mpi_File_seek(fh_obj, offset, whence);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(186);
+        uz_rc = uz_mpi_File_seek(fh_obj, offset, whence);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_seek(fh_obj, offset, whence);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1608,9 +1848,13 @@ UZ_EXPORT int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(187);
-    uz_rc = uz_mpi_File_seek_shared(fh_obj, offset, whence);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(187);
+        uz_rc = uz_mpi_File_seek_shared(fh_obj, offset, whence);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_seek_shared(fh_obj, offset, whence);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1629,9 +1873,13 @@ UZ_EXPORT int PMPI_File_set_atomicity(MPI_File fh, int flag)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(188);
-    uz_rc = uz_mpi_File_set_atomicity(fh_obj, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(188);
+        uz_rc = uz_mpi_File_set_atomicity(fh_obj, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_set_atomicity(fh_obj, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1654,9 +1902,13 @@ UZ_EXPORT int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     errhandler_obj = uz_errhandler_get(errhandler);
     if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(189);
-    uz_rc = uz_mpi_File_set_errhandler(file_obj, errhandler_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(189);
+        uz_rc = uz_mpi_File_set_errhandler(file_obj, errhandler_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_set_errhandler(file_obj, errhandler_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1679,9 +1931,13 @@ UZ_EXPORT int PMPI_File_set_info(MPI_File fh, MPI_Info info)
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(190);
-    uz_rc = uz_mpi_File_set_info(fh_obj, info_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(190);
+        uz_rc = uz_mpi_File_set_info(fh_obj, info_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_set_info(fh_obj, info_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1700,9 +1956,13 @@ UZ_EXPORT int PMPI_File_set_size(MPI_File fh, MPI_Offset size)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(191);
-    uz_rc = uz_mpi_File_set_size(fh_obj, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(191);
+        uz_rc = uz_mpi_File_set_size(fh_obj, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_set_size(fh_obj, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1735,9 +1995,13 @@ UZ_EXPORT int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etyp
         goto fail;
     if ((uz_rc = uz_check_pointer(datarep, "datarep")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(192);
-    uz_rc = uz_mpi_File_set_view(fh_obj, disp, etype_obj, filetype_obj, datarep, info_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(192);
+        uz_rc = uz_mpi_File_set_view(fh_obj, disp, etype_obj, filetype_obj, datarep, info_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_set_view(fh_obj, disp, etype_obj, filetype_obj, datarep, info_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1756,9 +2020,13 @@ UZ_EXPORT int PMPI_File_sync(MPI_File fh)
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(193);
-    uz_rc = uz_mpi_File_sync(fh_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(193);
+        uz_rc = uz_mpi_File_sync(fh_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_sync(fh_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1789,9 +2057,13 @@ UZ_EXPORT int PMPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(194);
-    uz_rc = uz_mpi_File_write_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(194);
+        uz_rc = uz_mpi_File_write_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1816,9 +2088,13 @@ UZ_EXPORT int PMPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_D
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(195);
-    uz_rc = uz_mpi_File_write_all_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(195);
+        uz_rc = uz_mpi_File_write_all_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_all_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1843,9 +2119,13 @@ UZ_EXPORT int PMPI_File_write_all_begin(MPI_File fh, const void *buf, int count,
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(196);
-    uz_rc = uz_mpi_File_write_all_begin_c(fh_obj, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(196);
+        uz_rc = uz_mpi_File_write_all_begin_c(fh_obj, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_all_begin_c(fh_obj, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1870,9 +2150,13 @@ UZ_EXPORT int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Coun
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(197);
-    uz_rc = uz_mpi_File_write_all_begin_c(fh_obj, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(197);
+        uz_rc = uz_mpi_File_write_all_begin_c(fh_obj, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_all_begin_c(fh_obj, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1897,9 +2181,13 @@ UZ_EXPORT int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count coun
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(198);
-    uz_rc = uz_mpi_File_write_all_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(198);
+        uz_rc = uz_mpi_File_write_all_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_all_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1918,9 +2206,13 @@ UZ_EXPORT int PMPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(199);
-    uz_rc = uz_mpi_File_write_all_end(fh_obj, buf, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(199);
+        uz_rc = uz_mpi_File_write_all_end(fh_obj, buf, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_all_end(fh_obj, buf, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1945,9 +2237,13 @@ UZ_EXPORT int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(200);
-    uz_rc = uz_mpi_File_write_at_c(fh_obj, offset, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(200);
+        uz_rc = uz_mpi_File_write_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1972,9 +2268,13 @@ UZ_EXPORT int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(201);
-    uz_rc = uz_mpi_File_write_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(201);
+        uz_rc = uz_mpi_File_write_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1999,9 +2299,13 @@ UZ_EXPORT int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(202);
-    uz_rc = uz_mpi_File_write_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(202);
+        uz_rc = uz_mpi_File_write_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2026,9 +2330,13 @@ UZ_EXPORT int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, con
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(203);
-    uz_rc = uz_mpi_File_write_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(203);
+        uz_rc = uz_mpi_File_write_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_at_all_begin_c(fh_obj, offset, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2053,9 +2361,13 @@ UZ_EXPORT int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const voi
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(204);
-    uz_rc = uz_mpi_File_write_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(204);
+        uz_rc = uz_mpi_File_write_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_at_all_c(fh_obj, offset, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2074,9 +2386,13 @@ UZ_EXPORT int PMPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Statu
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(205);
-    uz_rc = uz_mpi_File_write_at_all_end(fh_obj, buf, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(205);
+        uz_rc = uz_mpi_File_write_at_all_end(fh_obj, buf, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_at_all_end(fh_obj, buf, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2101,9 +2417,13 @@ UZ_EXPORT int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *b
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(206);
-    uz_rc = uz_mpi_File_write_at_c(fh_obj, offset, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(206);
+        uz_rc = uz_mpi_File_write_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_at_c(fh_obj, offset, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2128,9 +2448,13 @@ UZ_EXPORT int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, M
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(207);
-    uz_rc = uz_mpi_File_write_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(207);
+        uz_rc = uz_mpi_File_write_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2155,9 +2479,13 @@ UZ_EXPORT int PMPI_File_write_ordered(MPI_File fh, const void *buf, int count, M
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(208);
-    uz_rc = uz_mpi_File_write_ordered_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(208);
+        uz_rc = uz_mpi_File_write_ordered_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2182,9 +2510,13 @@ UZ_EXPORT int PMPI_File_write_ordered_begin(MPI_File fh, const void *buf, int co
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(209);
-    uz_rc = uz_mpi_File_write_ordered_begin_c(fh_obj, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(209);
+        uz_rc = uz_mpi_File_write_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2209,9 +2541,13 @@ UZ_EXPORT int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(210);
-    uz_rc = uz_mpi_File_write_ordered_begin_c(fh_obj, buf, count, datatype_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(210);
+        uz_rc = uz_mpi_File_write_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_ordered_begin_c(fh_obj, buf, count, datatype_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2236,9 +2572,13 @@ UZ_EXPORT int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(211);
-    uz_rc = uz_mpi_File_write_ordered_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(211);
+        uz_rc = uz_mpi_File_write_ordered_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_ordered_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2257,9 +2597,13 @@ UZ_EXPORT int PMPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Stat
     fh_obj = uz_file_get(fh);
     if ((uz_rc = uz_check_handle(fh_obj, MPI_ERR_FILE, "fh", "file")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(212);
-    uz_rc = uz_mpi_File_write_ordered_end(fh_obj, buf, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(212);
+        uz_rc = uz_mpi_File_write_ordered_end(fh_obj, buf, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_ordered_end(fh_obj, buf, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2284,9 +2628,13 @@ UZ_EXPORT int PMPI_File_write_shared(MPI_File fh, const void *buf, int count, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(213);
-    uz_rc = uz_mpi_File_write_shared_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(213);
+        uz_rc = uz_mpi_File_write_shared_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_shared_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2311,9 +2659,13 @@ UZ_EXPORT int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count c
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(214);
-    uz_rc = uz_mpi_File_write_shared_c(fh_obj, buf, count, datatype_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(214);
+        uz_rc = uz_mpi_File_write_shared_c(fh_obj, buf, count, datatype_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_File_write_shared_c(fh_obj, buf, count, datatype_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2330,9 +2682,13 @@ UZ_EXPORT int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(datarep, "datarep")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(411);
-    uz_rc = uz_mpi_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(411);
+        uz_rc = uz_mpi_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2349,9 +2705,13 @@ UZ_EXPORT int PMPI_Register_datarep_c(const char *datarep, MPI_Datarep_conversio
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(datarep, "datarep")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(412);
-    uz_rc = uz_mpi_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(412);
+        uz_rc = uz_mpi_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

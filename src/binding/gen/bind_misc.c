@@ -14,9 +14,13 @@ UZ_EXPORT int PMPI_Address(const void *location, MPI_Aint *address)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(address, "address")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(12);
-    uz_rc = uz_mpi_Address(location, address);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(12);
+        uz_rc = uz_mpi_Address(location, address);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Address(location, address);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -47,9 +51,13 @@ UZ_EXPORT int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(21);
-    uz_rc = uz_mpi_Alloc_mem(size, info_obj, baseptr);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(21);
+        uz_rc = uz_mpi_Alloc_mem(size, info_obj, baseptr);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Alloc_mem(size, info_obj, baseptr);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -68,9 +76,13 @@ UZ_EXPORT int PMPI_Attr_delete(MPI_Comm comm, int keyval)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(38);
-    uz_rc = uz_mpi_Attr_delete(comm_obj, keyval);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(38);
+        uz_rc = uz_mpi_Attr_delete(comm_obj, keyval);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Attr_delete(comm_obj, keyval);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -91,9 +103,13 @@ UZ_EXPORT int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int 
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(39);
-    uz_rc = uz_mpi_Attr_get(comm_obj, keyval, attribute_val, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(39);
+        uz_rc = uz_mpi_Attr_get(comm_obj, keyval, attribute_val, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Attr_get(comm_obj, keyval, attribute_val, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -112,9 +128,13 @@ UZ_EXPORT int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(40);
-    uz_rc = uz_mpi_Attr_put(comm_obj, keyval, attribute_val);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(40);
+        uz_rc = uz_mpi_Attr_put(comm_obj, keyval, attribute_val);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Attr_put(comm_obj, keyval, attribute_val);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -131,9 +151,13 @@ UZ_EXPORT int PMPI_Close_port(const char *port_name)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(port_name, "port_name")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(66);
-    uz_rc = uz_mpi_Close_port(port_name);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(66);
+        uz_rc = uz_mpi_Close_port(port_name);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Close_port(port_name);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -148,9 +172,13 @@ UZ_EXPORT int PMPI_Free_mem(void *base)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(217);
-    uz_rc = uz_mpi_Free_mem(base);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(217);
+        uz_rc = uz_mpi_Free_mem(base);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Free_mem(base);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -166,9 +194,13 @@ UZ_EXPORT int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(keyval, "keyval")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(340);
-    uz_rc = uz_mpi_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(340);
+        uz_rc = uz_mpi_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -185,9 +217,13 @@ UZ_EXPORT int PMPI_Keyval_free(int *keyval)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(keyval, "keyval")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(341);
-    uz_rc = uz_mpi_Keyval_free(keyval);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(341);
+        uz_rc = uz_mpi_Keyval_free(keyval);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Keyval_free(keyval);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -210,9 +246,13 @@ UZ_EXPORT int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *po
         goto fail;
     if ((uz_rc = uz_check_pointer(port_name, "port_name")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(342);
-    uz_rc = uz_mpi_Lookup_name(service_name, info_obj, port_name);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(342);
+        uz_rc = uz_mpi_Lookup_name(service_name, info_obj, port_name);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Lookup_name(service_name, info_obj, port_name);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -257,9 +297,13 @@ UZ_EXPORT int PMPI_Open_port(MPI_Info info, char *port_name)
         goto fail;
     if ((uz_rc = uz_check_pointer(port_name, "port_name")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(370);
-    uz_rc = uz_mpi_Open_port(info_obj, port_name);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(370);
+        uz_rc = uz_mpi_Open_port(info_obj, port_name);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Open_port(info_obj, port_name);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -274,9 +318,13 @@ UZ_EXPORT int PMPI_Pcontrol(const int level, ...)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(380);
-    uz_rc = uz_mpi_Pcontrol(level);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(380);
+        uz_rc = uz_mpi_Pcontrol(level);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pcontrol(level);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -298,9 +346,13 @@ UZ_EXPORT int PMPI_Publish_name(const char *service_name, MPI_Info info, const c
         goto fail;
     if ((uz_rc = uz_check_pointer(port_name, "port_name")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(387);
-    uz_rc = uz_mpi_Publish_name(service_name, info_obj, port_name);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(387);
+        uz_rc = uz_mpi_Publish_name(service_name, info_obj, port_name);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Publish_name(service_name, info_obj, port_name);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -323,9 +375,13 @@ UZ_EXPORT int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const
         goto fail;
     if ((uz_rc = uz_check_pointer(port_name, "port_name")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(549);
-    uz_rc = uz_mpi_Unpublish_name(service_name, info_obj, port_name);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(549);
+        uz_rc = uz_mpi_Unpublish_name(service_name, info_obj, port_name);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Unpublish_name(service_name, info_obj, port_name);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

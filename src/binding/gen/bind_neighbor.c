@@ -38,9 +38,13 @@ UZ_EXPORT int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_D
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(287);
-    uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(287);
+        uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -81,9 +85,13 @@ UZ_EXPORT int PMPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcoun
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(288);
-    uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(288);
+        uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ineighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -122,9 +130,13 @@ UZ_EXPORT int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(289);
-    uz_rc = uz_mpi_Ineighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(289);
+        uz_rc = uz_mpi_Ineighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ineighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -163,9 +175,13 @@ UZ_EXPORT int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcou
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(290);
-    uz_rc = uz_mpi_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(290);
+        uz_rc = uz_mpi_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -206,9 +222,13 @@ UZ_EXPORT int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(291);
-    uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(291);
+        uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -249,9 +269,13 @@ UZ_EXPORT int PMPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(292);
-    uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(292);
+        uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -288,9 +312,13 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(293);
-    uz_rc = uz_mpi_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(293);
+        uz_rc = uz_mpi_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -327,9 +355,13 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count se
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(294);
-    uz_rc = uz_mpi_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(294);
+        uz_rc = uz_mpi_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -354,9 +386,13 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(295);
-    uz_rc = uz_mpi_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(295);
+        uz_rc = uz_mpi_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -381,9 +417,13 @@ UZ_EXPORT int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count se
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(296);
-    uz_rc = uz_mpi_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(296);
+        uz_rc = uz_mpi_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -422,9 +462,13 @@ UZ_EXPORT int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(346);
-    uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(346);
+        uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -463,9 +507,13 @@ UZ_EXPORT int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(347);
-    uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(347);
+        uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_allgather_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -510,9 +558,13 @@ UZ_EXPORT int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, M
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(348);
-    uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(348);
+        uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -557,9 +609,13 @@ UZ_EXPORT int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count send
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(349);
-    uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(349);
+        uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -596,9 +652,13 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_D
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(350);
-    uz_rc = uz_mpi_Neighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(350);
+        uz_rc = uz_mpi_Neighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_allgatherv(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -635,9 +695,13 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcoun
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(351);
-    uz_rc = uz_mpi_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(351);
+        uz_rc = uz_mpi_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -680,9 +744,13 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, 
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(352);
-    uz_rc = uz_mpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(352);
+        uz_rc = uz_mpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -725,9 +793,13 @@ UZ_EXPORT int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sen
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), displs, sizeof(*displs), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(353);
-    uz_rc = uz_mpi_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(353);
+        uz_rc = uz_mpi_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcounts, displs, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -766,9 +838,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dat
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(354);
-    uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(354);
+        uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -807,9 +883,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount,
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(355);
-    uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(355);
+        uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoall_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -854,9 +934,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(356);
-    uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(356);
+        uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -901,9 +985,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendc
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(357);
-    uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(357);
+        uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype_obj, recvbuf, recvcount, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -938,9 +1026,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(358);
-    uz_rc = uz_mpi_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(358);
+        uz_rc = uz_mpi_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -975,9 +1067,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sen
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(359);
-    uz_rc = uz_mpi_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(359);
+        uz_rc = uz_mpi_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1018,9 +1114,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendco
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(360);
-    uz_rc = uz_mpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(360);
+        uz_rc = uz_mpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1061,9 +1161,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Coun
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), recvtype_obj, NULL, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(361);
-    uz_rc = uz_mpi_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(361);
+        uz_rc = uz_mpi_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype_obj, recvbuf, recvcounts, rdispls, recvtype_obj, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1086,9 +1190,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(362);
-    uz_rc = uz_mpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(362);
+        uz_rc = uz_mpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1111,9 +1219,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sen
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(363);
-    uz_rc = uz_mpi_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(363);
+        uz_rc = uz_mpi_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1142,9 +1254,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendco
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(364);
-    uz_rc = uz_mpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(364);
+        uz_rc = uz_mpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1173,9 +1289,13 @@ UZ_EXPORT int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Coun
         goto fail;
     if ((uz_rc = uz_check_buffer_vw(recvbuf, uz_neighbor_degree(comm_obj, 0), recvcounts, sizeof(*recvcounts), rdispls, sizeof(*rdispls), NULL, recvtypes, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(365);
-    uz_rc = uz_mpi_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(365);
+        uz_rc = uz_mpi_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

@@ -28,9 +28,13 @@ UZ_EXPORT int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(47);
-    uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(47);
+        uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -61,9 +65,13 @@ UZ_EXPORT int PMPI_Bsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(48);
-    uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(48);
+        uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Bsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -96,9 +104,13 @@ UZ_EXPORT int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(49);
-    uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(49);
+        uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -131,9 +143,13 @@ UZ_EXPORT int PMPI_Bsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(50);
-    uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(50);
+        uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Bsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -150,9 +166,13 @@ UZ_EXPORT int PMPI_Buffer_attach(void *buffer, int size)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_nonnegative(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(51);
-    uz_rc = uz_mpi_Buffer_attach_c(buffer, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(51);
+        uz_rc = uz_mpi_Buffer_attach_c(buffer, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Buffer_attach_c(buffer, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -169,9 +189,13 @@ UZ_EXPORT int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_nonnegative(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(52);
-    uz_rc = uz_mpi_Buffer_attach_c(buffer, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(52);
+        uz_rc = uz_mpi_Buffer_attach_c(buffer, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Buffer_attach_c(buffer, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -189,9 +213,13 @@ UZ_EXPORT int PMPI_Buffer_detach(void *buffer_addr, int *size)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(53);
-    uz_rc = uz_mpi_Buffer_detach_c(buffer_addr, &size_wide);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(53);
+        uz_rc = uz_mpi_Buffer_detach_c(buffer_addr, &size_wide);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Buffer_detach_c(buffer_addr, &size_wide);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *size = uz_count_to_int(size_wide);
         return MPI_SUCCESS;
@@ -209,9 +237,13 @@ UZ_EXPORT int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(54);
-    uz_rc = uz_mpi_Buffer_detach_c(buffer_addr, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(54);
+        uz_rc = uz_mpi_Buffer_detach_c(buffer_addr, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Buffer_detach_c(buffer_addr, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -226,9 +258,13 @@ UZ_EXPORT int PMPI_Buffer_flush(void)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(55);
-    uz_rc = uz_mpi_Buffer_flush();
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(55);
+        uz_rc = uz_mpi_Buffer_flush();
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Buffer_flush();
+    }
     return uz_rc;
 }
 UZ_EXPORT int MPI_Buffer_flush(void) __attribute__((weak, alias("PMPI_Buffer_flush")));
@@ -241,9 +277,13 @@ UZ_EXPORT int PMPI_Buffer_iflush(MPI_Request *request)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(56);
-    uz_rc = uz_mpi_Buffer_iflush(request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(56);
+        uz_rc = uz_mpi_Buffer_iflush(request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Buffer_iflush(request);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -256,9 +296,13 @@ UZ_EXPORT int PMPI_Cancel(MPI_Request *request)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(57);
-    uz_rc = uz_mpi_Cancel(request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(57);
+        uz_rc = uz_mpi_Cancel(request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Cancel(request);
+    }
     return uz_rc;
 }
 UZ_EXPORT int MPI_Cancel(MPI_Request *request) __attribute__((weak, alias("PMPI_Cancel")));
@@ -269,9 +313,13 @@ UZ_EXPORT int PMPI_Grequest_complete(MPI_Request request)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(246);
-    uz_rc = uz_mpi_Grequest_complete(request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(246);
+        uz_rc = uz_mpi_Grequest_complete(request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Grequest_complete(request);
+    }
     return uz_rc;
 }
 UZ_EXPORT int MPI_Grequest_complete(MPI_Request request) __attribute__((weak, alias("PMPI_Grequest_complete")));
@@ -284,9 +332,13 @@ UZ_EXPORT int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Gre
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(247);
-    uz_rc = uz_mpi_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(247);
+        uz_rc = uz_mpi_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -319,9 +371,13 @@ UZ_EXPORT int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(276);
-    uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(276);
+        uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -354,9 +410,13 @@ UZ_EXPORT int PMPI_Ibsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(277);
-    uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(277);
+        uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ibsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -383,9 +443,13 @@ UZ_EXPORT int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Me
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(284);
-    uz_rc = uz_mpi_Improbe(source, tag, comm_obj, flag, message, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(284);
+        uz_rc = uz_mpi_Improbe(source, tag, comm_obj, flag, message, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Improbe(source, tag, comm_obj, flag, message, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -412,9 +476,13 @@ UZ_EXPORT int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messa
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(285);
-    uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(285);
+        uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -439,9 +507,13 @@ UZ_EXPORT int PMPI_Imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, M
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(286);
-    uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(286);
+        uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Imrecv_c(buf, count, datatype_obj, message, request);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -464,9 +536,13 @@ UZ_EXPORT int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Sta
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(314);
-    uz_rc = uz_mpi_Iprobe(source, tag, comm_obj, flag, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(314);
+        uz_rc = uz_mpi_Iprobe(source, tag, comm_obj, flag, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Iprobe(source, tag, comm_obj, flag, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -499,9 +575,13 @@ UZ_EXPORT int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(315);
-    uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(315);
+        uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -534,9 +614,13 @@ UZ_EXPORT int PMPI_Irecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, in
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(316);
-    uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(316);
+        uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Irecv_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -569,9 +653,13 @@ UZ_EXPORT int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(323);
-    uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(323);
+        uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -604,9 +692,13 @@ UZ_EXPORT int PMPI_Irsend_c(const void *buf, MPI_Count count, MPI_Datatype datat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(324);
-    uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(324);
+        uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Irsend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -639,9 +731,13 @@ UZ_EXPORT int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(332);
-    uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(332);
+        uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -674,9 +770,13 @@ UZ_EXPORT int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(333);
-    uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(333);
+        uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Isend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -721,9 +821,13 @@ UZ_EXPORT int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype se
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(334);
-    uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(334);
+        uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -768,9 +872,13 @@ UZ_EXPORT int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(335);
-    uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(335);
+        uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Isendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -807,9 +915,13 @@ UZ_EXPORT int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(336);
-    uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(336);
+        uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -846,9 +958,13 @@ UZ_EXPORT int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(337);
-    uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(337);
+        uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Isendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -881,9 +997,13 @@ UZ_EXPORT int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(338);
-    uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(338);
+        uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -916,9 +1036,13 @@ UZ_EXPORT int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datat
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(339);
-    uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(339);
+        uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Issend_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -943,9 +1067,13 @@ UZ_EXPORT int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *messa
         goto fail;
     if ((uz_rc = uz_check_pointer(message, "message")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(343);
-    uz_rc = uz_mpi_Mprobe(source, tag, comm_obj, message, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(343);
+        uz_rc = uz_mpi_Mprobe(source, tag, comm_obj, message, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Mprobe(source, tag, comm_obj, message, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -970,9 +1098,13 @@ UZ_EXPORT int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Messag
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(344);
-    uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(344);
+        uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -995,9 +1127,13 @@ UZ_EXPORT int PMPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(345);
-    uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(345);
+        uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Mrecv_c(buf, count, datatype_obj, message, status);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -1012,9 +1148,13 @@ UZ_EXPORT int PMPI_Parrived(MPI_Request request, int partition, int *flag)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(379);
-    uz_rc = uz_mpi_Parrived(request, partition, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(379);
+        uz_rc = uz_mpi_Parrived(request, partition, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Parrived(request, partition, flag);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -1027,9 +1167,13 @@ UZ_EXPORT int PMPI_Pready(int partition, MPI_Request request)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(381);
-    uz_rc = uz_mpi_Pready(partition, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(381);
+        uz_rc = uz_mpi_Pready(partition, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pready(partition, request);
+    }
     return uz_rc;
 }
 UZ_EXPORT int MPI_Pready(int partition, MPI_Request request) __attribute__((weak, alias("PMPI_Pready")));
@@ -1040,9 +1184,13 @@ UZ_EXPORT int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(382);
-    uz_rc = uz_mpi_Pready_list(length, array_of_partitions, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(382);
+        uz_rc = uz_mpi_Pready_list(length, array_of_partitions, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pready_list(length, array_of_partitions, request);
+    }
     return uz_rc;
 }
 UZ_EXPORT int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) __attribute__((weak, alias("PMPI_Pready_list")));
@@ -1053,9 +1201,13 @@ UZ_EXPORT int PMPI_Pready_range(int partition_low, int partition_high, MPI_Reque
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(383);
-    uz_rc = uz_mpi_Pready_range(partition_low, partition_high, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(383);
+        uz_rc = uz_mpi_Pready_range(partition_low, partition_high, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Pready_range(partition_low, partition_high, request);
+    }
     return uz_rc;
 }
 UZ_EXPORT int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) __attribute__((weak, alias("PMPI_Pready_range")));
@@ -1088,9 +1240,13 @@ UZ_EXPORT int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(384);
-    uz_rc = uz_mpi_Precv_init(buf, partitions, count, datatype_obj, source, tag, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(384);
+        uz_rc = uz_mpi_Precv_init(buf, partitions, count, datatype_obj, source, tag, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Precv_init(buf, partitions, count, datatype_obj, source, tag, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1113,9 +1269,13 @@ UZ_EXPORT int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
         goto fail;
     if ((uz_rc = uz_check_tag(tag, "tag", 1)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(385);
-    uz_rc = uz_mpi_Probe(source, tag, comm_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(385);
+        uz_rc = uz_mpi_Probe(source, tag, comm_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Probe(source, tag, comm_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1152,9 +1312,13 @@ UZ_EXPORT int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(386);
-    uz_rc = uz_mpi_Psend_init(buf, partitions, count, datatype_obj, dest, tag, comm_obj, info_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(386);
+        uz_rc = uz_mpi_Psend_init(buf, partitions, count, datatype_obj, dest, tag, comm_obj, info_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Psend_init(buf, partitions, count, datatype_obj, dest, tag, comm_obj, info_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1185,9 +1349,13 @@ UZ_EXPORT int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(393);
-    uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(393);
+        uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1218,9 +1386,13 @@ UZ_EXPORT int PMPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(394);
-    uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(394);
+        uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Recv_c(buf, count, datatype_obj, source, tag, comm_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1253,9 +1425,13 @@ UZ_EXPORT int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int so
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(395);
-    uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(395);
+        uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1288,9 +1464,13 @@ UZ_EXPORT int PMPI_Recv_init_c(void *buf, MPI_Count count, MPI_Datatype datatype
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(396);
-    uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(396);
+        uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Recv_init_c(buf, count, datatype_obj, source, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1319,9 +1499,13 @@ UZ_EXPORT int PMPI_Request_free(MPI_Request *request)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(416);
-    uz_rc = uz_mpi_Request_free(request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(416);
+        uz_rc = uz_mpi_Request_free(request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Request_free(request);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -1342,9 +1526,13 @@ UZ_EXPORT int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(417);
-    uz_rc = uz_mpi_Request_get_status(request, flag, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(417);
+        uz_rc = uz_mpi_Request_get_status(request, flag, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Request_get_status(request, flag, status);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -1361,9 +1549,13 @@ UZ_EXPORT int PMPI_Request_get_status_all(int count, const MPI_Request array_of_
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(418);
-    uz_rc = uz_mpi_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(418);
+        uz_rc = uz_mpi_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -1382,9 +1574,13 @@ UZ_EXPORT int PMPI_Request_get_status_any(int count, const MPI_Request array_of_
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(419);
-    uz_rc = uz_mpi_Request_get_status_any(count, array_of_requests, index, flag, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(419);
+        uz_rc = uz_mpi_Request_get_status_any(count, array_of_requests, index, flag, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Request_get_status_any(count, array_of_requests, index, flag, status);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -1401,9 +1597,13 @@ UZ_EXPORT int PMPI_Request_get_status_some(int incount, const MPI_Request array_
         goto fail;
     if ((uz_rc = uz_check_pointer(outcount, "outcount")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(420);
-    uz_rc = uz_mpi_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(420);
+        uz_rc = uz_mpi_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -1438,9 +1638,13 @@ UZ_EXPORT int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(427);
-    uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(427);
+        uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1471,9 +1675,13 @@ UZ_EXPORT int PMPI_Rsend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(428);
-    uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(428);
+        uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Rsend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1506,9 +1714,13 @@ UZ_EXPORT int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(429);
-    uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(429);
+        uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1541,9 +1753,13 @@ UZ_EXPORT int PMPI_Rsend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(430);
-    uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(430);
+        uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Rsend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1574,9 +1790,13 @@ UZ_EXPORT int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int d
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(443);
-    uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(443);
+        uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1607,9 +1827,13 @@ UZ_EXPORT int PMPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatyp
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(444);
-    uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(444);
+        uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Send_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1642,9 +1866,13 @@ UZ_EXPORT int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(445);
-    uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(445);
+        uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1677,9 +1905,13 @@ UZ_EXPORT int PMPI_Send_init_c(const void *buf, MPI_Count count, MPI_Datatype da
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(446);
-    uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(446);
+        uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Send_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1722,9 +1954,13 @@ UZ_EXPORT int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sen
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(447);
-    uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(447);
+        uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1767,9 +2003,13 @@ UZ_EXPORT int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
         goto fail;
     if ((uz_rc = uz_check_buffer(recvbuf, recvcount, recvtype_obj, "recvbuf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(448);
-    uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(448);
+        uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Sendrecv_c(sendbuf, sendcount, sendtype_obj, dest, sendtag, recvbuf, recvcount, recvtype_obj, source, recvtag, comm_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1804,9 +2044,13 @@ UZ_EXPORT int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(449);
-    uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(449);
+        uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1841,9 +2085,13 @@ UZ_EXPORT int PMPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype d
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(450);
-    uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(450);
+        uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Sendrecv_replace_c(buf, count, datatype_obj, dest, sendtag, source, recvtag, comm_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1874,9 +2122,13 @@ UZ_EXPORT int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int 
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(467);
-    uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(467);
+        uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1907,9 +2159,13 @@ UZ_EXPORT int PMPI_Ssend_c(const void *buf, MPI_Count count, MPI_Datatype dataty
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(468);
-    uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(468);
+        uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ssend_c(buf, count, datatype_obj, dest, tag, comm_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1942,9 +2198,13 @@ UZ_EXPORT int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(469);
-    uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(469);
+        uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1977,9 +2237,13 @@ UZ_EXPORT int PMPI_Ssend_init_c(const void *buf, MPI_Count count, MPI_Datatype d
         goto fail;
     if ((uz_rc = uz_check_buffer(buf, count, datatype_obj, "buf", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(470);
-    uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(470);
+        uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Ssend_init_c(buf, count, datatype_obj, dest, tag, comm_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1996,9 +2260,13 @@ UZ_EXPORT int PMPI_Start(MPI_Request *request)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(471);
-    uz_rc = uz_mpi_Start(request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(471);
+        uz_rc = uz_mpi_Start(request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Start(request);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -2013,9 +2281,13 @@ UZ_EXPORT int PMPI_Startall(int count, MPI_Request array_of_requests[])
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_nonnegative(count, "count")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(472);
-    uz_rc = uz_mpi_Startall(count, array_of_requests);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(472);
+        uz_rc = uz_mpi_Startall(count, array_of_requests);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Startall(count, array_of_requests);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -2064,9 +2336,13 @@ UZ_EXPORT int PMPI_Status_get_error(const MPI_Status *status, int *err)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(473);
-    uz_rc = uz_mpi_Status_get_error(status, err);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(473);
+        uz_rc = uz_mpi_Status_get_error(status, err);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Status_get_error(status, err);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2082,9 +2358,13 @@ UZ_EXPORT int PMPI_Status_get_source(const MPI_Status *status, int *source)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(source, "source")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(474);
-    uz_rc = uz_mpi_Status_get_source(status, source);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(474);
+        uz_rc = uz_mpi_Status_get_source(status, source);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Status_get_source(status, source);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2101,9 +2381,13 @@ UZ_EXPORT int PMPI_Status_get_tag(const MPI_Status *status, int *tag)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(tag, "tag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(475);
-    uz_rc = uz_mpi_Status_get_tag(status, tag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(475);
+        uz_rc = uz_mpi_Status_get_tag(status, tag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Status_get_tag(status, tag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2118,9 +2402,13 @@ UZ_EXPORT int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(476);
-    uz_rc = uz_mpi_Status_set_cancelled(status, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(476);
+        uz_rc = uz_mpi_Status_set_cancelled(status, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Status_set_cancelled(status, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2138,9 +2426,13 @@ UZ_EXPORT int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype
     datatype_obj = uz_datatype_get(datatype);
     if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(477);
-    uz_rc = uz_mpi_Status_set_elements_c(status, datatype_obj, count);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(477);
+        uz_rc = uz_mpi_Status_set_elements_c(status, datatype_obj, count);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Status_set_elements_c(status, datatype_obj, count);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2159,9 +2451,13 @@ UZ_EXPORT int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype dataty
     datatype_obj = uz_datatype_get(datatype);
     if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(478);
-    uz_rc = uz_mpi_Status_set_elements_c(status, datatype_obj, count);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(478);
+        uz_rc = uz_mpi_Status_set_elements_c(status, datatype_obj, count);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Status_set_elements_c(status, datatype_obj, count);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2180,9 +2476,13 @@ UZ_EXPORT int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype dataty
     datatype_obj = uz_datatype_get(datatype);
     if ((uz_rc = uz_check_handle(datatype_obj, MPI_ERR_TYPE, "datatype", "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(479);
-    uz_rc = uz_mpi_Status_set_elements_x(status, datatype_obj, count);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(479);
+        uz_rc = uz_mpi_Status_set_elements_x(status, datatype_obj, count);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Status_set_elements_x(status, datatype_obj, count);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2197,9 +2497,13 @@ UZ_EXPORT int PMPI_Status_set_error(MPI_Status *status, int err)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(480);
-    uz_rc = uz_mpi_Status_set_error(status, err);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(480);
+        uz_rc = uz_mpi_Status_set_error(status, err);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Status_set_error(status, err);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2213,9 +2517,13 @@ UZ_EXPORT int PMPI_Status_set_source(MPI_Status *status, int source)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(481);
-    uz_rc = uz_mpi_Status_set_source(status, source);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(481);
+        uz_rc = uz_mpi_Status_set_source(status, source);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Status_set_source(status, source);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2229,9 +2537,13 @@ UZ_EXPORT int PMPI_Status_set_tag(MPI_Status *status, int tag)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(482);
-    uz_rc = uz_mpi_Status_set_tag(status, tag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(482);
+        uz_rc = uz_mpi_Status_set_tag(status, tag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Status_set_tag(status, tag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2249,9 +2561,13 @@ UZ_EXPORT int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(483);
-    uz_rc = uz_mpi_Test(request, flag, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(483);
+        uz_rc = uz_mpi_Test(request, flag, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Test(request, flag, status);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -2266,9 +2582,13 @@ UZ_EXPORT int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(484);
-    uz_rc = uz_mpi_Test_cancelled(status, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(484);
+        uz_rc = uz_mpi_Test_cancelled(status, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Test_cancelled(status, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -2287,9 +2607,13 @@ UZ_EXPORT int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(485);
-    uz_rc = uz_mpi_Testall(count, array_of_requests, flag, array_of_statuses);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(485);
+        uz_rc = uz_mpi_Testall(count, array_of_requests, flag, array_of_statuses);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Testall(count, array_of_requests, flag, array_of_statuses);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -2308,9 +2632,13 @@ UZ_EXPORT int PMPI_Testany(int count, MPI_Request array_of_requests[], int *inde
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(486);
-    uz_rc = uz_mpi_Testany(count, array_of_requests, index, flag, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(486);
+        uz_rc = uz_mpi_Testany(count, array_of_requests, index, flag, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Testany(count, array_of_requests, index, flag, status);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -2327,9 +2655,13 @@ UZ_EXPORT int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *o
         goto fail;
     if ((uz_rc = uz_check_pointer(outcount, "outcount")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(487);
-    uz_rc = uz_mpi_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(487);
+        uz_rc = uz_mpi_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -2344,9 +2676,13 @@ UZ_EXPORT int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(550);
-    uz_rc = uz_mpi_Wait(request, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(550);
+        uz_rc = uz_mpi_Wait(request, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Wait(request, status);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -2361,9 +2697,13 @@ UZ_EXPORT int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Statu
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_nonnegative(count, "count")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(551);
-    uz_rc = uz_mpi_Waitall(count, array_of_requests, array_of_statuses);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(551);
+        uz_rc = uz_mpi_Waitall(count, array_of_requests, array_of_statuses);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Waitall(count, array_of_requests, array_of_statuses);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -2380,9 +2720,13 @@ UZ_EXPORT int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *inde
         goto fail;
     if ((uz_rc = uz_check_pointer(index, "index")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(552);
-    uz_rc = uz_mpi_Waitany(count, array_of_requests, index, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(552);
+        uz_rc = uz_mpi_Waitany(count, array_of_requests, index, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Waitany(count, array_of_requests, index, status);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -2399,9 +2743,13 @@ UZ_EXPORT int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *o
         goto fail;
     if ((uz_rc = uz_check_pointer(outcount, "outcount")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(553);
-    uz_rc = uz_mpi_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(553);
+        uz_rc = uz_mpi_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);

@@ -36,9 +36,13 @@ UZ_EXPORT int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Dat
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(7);
-    uz_rc = uz_mpi_Accumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(7);
+        uz_rc = uz_mpi_Accumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Accumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -77,9 +81,13 @@ UZ_EXPORT int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count,
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(8);
-    uz_rc = uz_mpi_Accumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(8);
+        uz_rc = uz_mpi_Accumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Accumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -104,9 +112,13 @@ UZ_EXPORT int PMPI_Compare_and_swap(const void *origin_addr, const void *compare
         goto fail;
     if ((uz_rc = uz_check_committed(datatype_obj, "datatype")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(110);
-    uz_rc = uz_mpi_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype_obj, target_rank, target_disp, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(110);
+        uz_rc = uz_mpi_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype_obj, target_rank, target_disp, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype_obj, target_rank, target_disp, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -135,9 +147,13 @@ UZ_EXPORT int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_
     op_obj = uz_op_get(op);
     if ((uz_rc = uz_check_handle(op_obj, MPI_ERR_OP, "op", "operation")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(126);
-    uz_rc = uz_mpi_Fetch_and_op(origin_addr, result_addr, datatype_obj, target_rank, target_disp, op_obj, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(126);
+        uz_rc = uz_mpi_Fetch_and_op(origin_addr, result_addr, datatype_obj, target_rank, target_disp, op_obj, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Fetch_and_op(origin_addr, result_addr, datatype_obj, target_rank, target_disp, op_obj, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -172,9 +188,13 @@ UZ_EXPORT int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype o
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(388);
-    uz_rc = uz_mpi_Put_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(388);
+        uz_rc = uz_mpi_Put_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Put_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -209,9 +229,13 @@ UZ_EXPORT int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(389);
-    uz_rc = uz_mpi_Put_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(389);
+        uz_rc = uz_mpi_Put_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Put_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -252,9 +276,13 @@ UZ_EXPORT int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Da
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(391);
-    uz_rc = uz_mpi_Raccumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(391);
+        uz_rc = uz_mpi_Raccumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Raccumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -295,9 +323,13 @@ UZ_EXPORT int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(392);
-    uz_rc = uz_mpi_Raccumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(392);
+        uz_rc = uz_mpi_Raccumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Raccumulate_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -334,9 +366,13 @@ UZ_EXPORT int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(421);
-    uz_rc = uz_mpi_Rget_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(421);
+        uz_rc = uz_mpi_Rget_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Rget_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -385,9 +421,13 @@ UZ_EXPORT int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MP
         goto fail;
     if ((uz_rc = uz_check_buffer(result_addr, result_count, result_datatype_obj, "result_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(422);
-    uz_rc = uz_mpi_Rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(422);
+        uz_rc = uz_mpi_Rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -436,9 +476,13 @@ UZ_EXPORT int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_c
         goto fail;
     if ((uz_rc = uz_check_buffer(result_addr, result_count, result_datatype_obj, "result_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(423);
-    uz_rc = uz_mpi_Rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(423);
+        uz_rc = uz_mpi_Rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Rget_accumulate_c(origin_addr, origin_count, origin_datatype_obj, result_addr, result_count, result_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, op_obj, win_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -475,9 +519,13 @@ UZ_EXPORT int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatyp
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(424);
-    uz_rc = uz_mpi_Rget_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(424);
+        uz_rc = uz_mpi_Rget_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Rget_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -514,9 +562,13 @@ UZ_EXPORT int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype 
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(425);
-    uz_rc = uz_mpi_Rput_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(425);
+        uz_rc = uz_mpi_Rput_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Rput_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -553,9 +605,13 @@ UZ_EXPORT int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_D
         goto fail;
     if ((uz_rc = uz_check_buffer(origin_addr, origin_count, origin_datatype_obj, "origin_addr", NULL)))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(426);
-    uz_rc = uz_mpi_Rput_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(426);
+        uz_rc = uz_mpi_Rput_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Rput_c(origin_addr, origin_count, origin_datatype_obj, target_rank, target_disp, target_count, target_datatype_obj, win_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -580,9 +636,13 @@ UZ_EXPORT int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(554);
-    uz_rc = uz_mpi_Win_allocate_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(554);
+        uz_rc = uz_mpi_Win_allocate_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_allocate_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -607,9 +667,13 @@ UZ_EXPORT int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info in
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(555);
-    uz_rc = uz_mpi_Win_allocate_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(555);
+        uz_rc = uz_mpi_Win_allocate_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_allocate_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -634,9 +698,13 @@ UZ_EXPORT int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info in
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(556);
-    uz_rc = uz_mpi_Win_allocate_shared_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(556);
+        uz_rc = uz_mpi_Win_allocate_shared_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_allocate_shared_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -661,9 +729,13 @@ UZ_EXPORT int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(557);
-    uz_rc = uz_mpi_Win_allocate_shared_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(557);
+        uz_rc = uz_mpi_Win_allocate_shared_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_allocate_shared_c(size, disp_unit, info_obj, comm_obj, baseptr, win);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -682,9 +754,13 @@ UZ_EXPORT int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(558);
-    uz_rc = uz_mpi_Win_attach(win_obj, base, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(558);
+        uz_rc = uz_mpi_Win_attach(win_obj, base, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_attach(win_obj, base, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -709,9 +785,13 @@ UZ_EXPORT int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(559);
-    uz_rc = uz_mpi_Win_call_errhandler(win_obj, errorcode);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(559);
+        uz_rc = uz_mpi_Win_call_errhandler(win_obj, errorcode);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_call_errhandler(win_obj, errorcode);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -730,9 +810,13 @@ UZ_EXPORT int PMPI_Win_complete(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(560);
-    uz_rc = uz_mpi_Win_complete(win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(560);
+        uz_rc = uz_mpi_Win_complete(win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_complete(win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -757,9 +841,13 @@ UZ_EXPORT int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(561);
-    uz_rc = uz_mpi_Win_create_c(base, size, disp_unit, info_obj, comm_obj, win);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(561);
+        uz_rc = uz_mpi_Win_create_c(base, size, disp_unit, info_obj, comm_obj, win);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_create_c(base, size, disp_unit, info_obj, comm_obj, win);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -784,9 +872,13 @@ UZ_EXPORT int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, M
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(562);
-    uz_rc = uz_mpi_Win_create_c(base, size, disp_unit, info_obj, comm_obj, win);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(562);
+        uz_rc = uz_mpi_Win_create_c(base, size, disp_unit, info_obj, comm_obj, win);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_create_c(base, size, disp_unit, info_obj, comm_obj, win);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -811,9 +903,13 @@ UZ_EXPORT int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win
         goto fail;
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(563);
-    uz_rc = uz_mpi_Win_create_dynamic(info_obj, comm_obj, win);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(563);
+        uz_rc = uz_mpi_Win_create_dynamic(info_obj, comm_obj, win);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_create_dynamic(info_obj, comm_obj, win);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -830,9 +926,13 @@ UZ_EXPORT int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhan
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(564);
-    uz_rc = uz_mpi_Win_create_errhandler(win_errhandler_fn, errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(564);
+        uz_rc = uz_mpi_Win_create_errhandler(win_errhandler_fn, errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_create_errhandler(win_errhandler_fn, errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -849,9 +949,13 @@ UZ_EXPORT int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_f
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(win_keyval, "win_keyval")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(565);
-    uz_rc = uz_mpi_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(565);
+        uz_rc = uz_mpi_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -870,9 +974,13 @@ UZ_EXPORT int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(566);
-    uz_rc = uz_mpi_Win_delete_attr(win_obj, win_keyval);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(566);
+        uz_rc = uz_mpi_Win_delete_attr(win_obj, win_keyval);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_delete_attr(win_obj, win_keyval);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -891,9 +999,13 @@ UZ_EXPORT int PMPI_Win_detach(MPI_Win win, const void *base)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(567);
-    uz_rc = uz_mpi_Win_detach(win_obj, base);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(567);
+        uz_rc = uz_mpi_Win_detach(win_obj, base);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_detach(win_obj, base);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -918,9 +1030,13 @@ UZ_EXPORT int PMPI_Win_fence(int assert, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(568);
-    uz_rc = uz_mpi_Win_fence(assert, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(568);
+        uz_rc = uz_mpi_Win_fence(assert, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_fence(assert, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -939,9 +1055,13 @@ UZ_EXPORT int PMPI_Win_flush(int rank, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(569);
-    uz_rc = uz_mpi_Win_flush(rank, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(569);
+        uz_rc = uz_mpi_Win_flush(rank, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_flush(rank, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -960,9 +1080,13 @@ UZ_EXPORT int PMPI_Win_flush_all(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(570);
-    uz_rc = uz_mpi_Win_flush_all(win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(570);
+        uz_rc = uz_mpi_Win_flush_all(win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_flush_all(win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -981,9 +1105,13 @@ UZ_EXPORT int PMPI_Win_flush_local(int rank, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(571);
-    uz_rc = uz_mpi_Win_flush_local(rank, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(571);
+        uz_rc = uz_mpi_Win_flush_local(rank, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_flush_local(rank, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1002,9 +1130,13 @@ UZ_EXPORT int PMPI_Win_flush_local_all(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(572);
-    uz_rc = uz_mpi_Win_flush_local_all(win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(572);
+        uz_rc = uz_mpi_Win_flush_local_all(win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_flush_local_all(win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1023,9 +1155,13 @@ UZ_EXPORT int PMPI_Win_free(MPI_Win *win)
     if ((uz_rc = uz_check_pointer(win, "win")))
         goto fail;
     win_eobj = uz_win_get(*win);
-    uint64_t uz_t0 = uz_profile_enter(573);
-    uz_rc = uz_mpi_Win_free(win);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(573);
+        uz_rc = uz_mpi_Win_free(win);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_free(win);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1042,9 +1178,13 @@ UZ_EXPORT int PMPI_Win_free_keyval(int *win_keyval)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(win_keyval, "win_keyval")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(574);
-    uz_rc = uz_mpi_Win_free_keyval(win_keyval);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(574);
+        uz_rc = uz_mpi_Win_free_keyval(win_keyval);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_free_keyval(win_keyval);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1071,9 +1211,13 @@ UZ_EXPORT int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(575);
-    uz_rc = uz_mpi_Win_get_attr(win_obj, win_keyval, attribute_val, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(575);
+        uz_rc = uz_mpi_Win_get_attr(win_obj, win_keyval, attribute_val, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_get_attr(win_obj, win_keyval, attribute_val, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1094,9 +1238,13 @@ UZ_EXPORT int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
         goto fail;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(576);
-    uz_rc = uz_mpi_Win_get_errhandler(win_obj, errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(576);
+        uz_rc = uz_mpi_Win_get_errhandler(win_obj, errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_get_errhandler(win_obj, errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1117,9 +1265,13 @@ UZ_EXPORT int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
         goto fail;
     if ((uz_rc = uz_check_pointer(group, "group")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(577);
-    uz_rc = uz_mpi_Win_get_group(win_obj, group);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(577);
+        uz_rc = uz_mpi_Win_get_group(win_obj, group);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_get_group(win_obj, group);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1140,9 +1292,13 @@ UZ_EXPORT int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
         goto fail;
     if ((uz_rc = uz_check_pointer(info_used, "info_used")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(578);
-    uz_rc = uz_mpi_Win_get_info(win_obj, info_used);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(578);
+        uz_rc = uz_mpi_Win_get_info(win_obj, info_used);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_get_info(win_obj, info_used);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1165,9 +1321,13 @@ UZ_EXPORT int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
         goto fail;
     if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(579);
-    uz_rc = uz_mpi_Win_get_name(win_obj, win_name, resultlen);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(579);
+        uz_rc = uz_mpi_Win_get_name(win_obj, win_name, resultlen);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_get_name(win_obj, win_name, resultlen);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1186,9 +1346,13 @@ UZ_EXPORT int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(580);
-    uz_rc = uz_mpi_Win_lock(lock_type, rank, assert, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(580);
+        uz_rc = uz_mpi_Win_lock(lock_type, rank, assert, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_lock(lock_type, rank, assert, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1207,9 +1371,13 @@ UZ_EXPORT int PMPI_Win_lock_all(int assert, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(581);
-    uz_rc = uz_mpi_Win_lock_all(assert, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(581);
+        uz_rc = uz_mpi_Win_lock_all(assert, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_lock_all(assert, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1232,9 +1400,13 @@ UZ_EXPORT int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     group_obj = uz_group_get(group);
     if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(582);
-    uz_rc = uz_mpi_Win_post(group_obj, assert, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(582);
+        uz_rc = uz_mpi_Win_post(group_obj, assert, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_post(group_obj, assert, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1253,9 +1425,13 @@ UZ_EXPORT int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(583);
-    uz_rc = uz_mpi_Win_set_attr(win_obj, win_keyval, attribute_val);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(583);
+        uz_rc = uz_mpi_Win_set_attr(win_obj, win_keyval, attribute_val);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_set_attr(win_obj, win_keyval, attribute_val);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1278,9 +1454,13 @@ UZ_EXPORT int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     errhandler_obj = uz_errhandler_get(errhandler);
     if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(584);
-    uz_rc = uz_mpi_Win_set_errhandler(win_obj, errhandler_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(584);
+        uz_rc = uz_mpi_Win_set_errhandler(win_obj, errhandler_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_set_errhandler(win_obj, errhandler_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1303,9 +1483,13 @@ UZ_EXPORT int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(585);
-    uz_rc = uz_mpi_Win_set_info(win_obj, info_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(585);
+        uz_rc = uz_mpi_Win_set_info(win_obj, info_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_set_info(win_obj, info_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1326,9 +1510,13 @@ UZ_EXPORT int PMPI_Win_set_name(MPI_Win win, const char *win_name)
         goto fail;
     if ((uz_rc = uz_check_pointer(win_name, "win_name")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(586);
-    uz_rc = uz_mpi_Win_set_name(win_obj, win_name);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(586);
+        uz_rc = uz_mpi_Win_set_name(win_obj, win_name);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_set_name(win_obj, win_name);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1352,9 +1540,13 @@ UZ_EXPORT int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *
         goto fail;
     if ((uz_rc = uz_check_pointer(disp_unit, "disp_unit")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(587);
-    uz_rc = uz_mpi_Win_shared_query_c(win_obj, rank, size, &disp_unit_wide, baseptr);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(587);
+        uz_rc = uz_mpi_Win_shared_query_c(win_obj, rank, size, &disp_unit_wide, baseptr);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_shared_query_c(win_obj, rank, size, &disp_unit_wide, baseptr);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *disp_unit = uz_count_to_int(disp_unit_wide);
         return MPI_SUCCESS;
@@ -1378,9 +1570,13 @@ UZ_EXPORT int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI
         goto fail;
     if ((uz_rc = uz_check_pointer(disp_unit, "disp_unit")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(588);
-    uz_rc = uz_mpi_Win_shared_query_c(win_obj, rank, size, disp_unit, baseptr);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(588);
+        uz_rc = uz_mpi_Win_shared_query_c(win_obj, rank, size, disp_unit, baseptr);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_shared_query_c(win_obj, rank, size, disp_unit, baseptr);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1403,9 +1599,13 @@ UZ_EXPORT int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     group_obj = uz_group_get(group);
     if ((uz_rc = uz_check_handle(group_obj, MPI_ERR_GROUP, "group", "group")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(589);
-    uz_rc = uz_mpi_Win_start(group_obj, assert, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(589);
+        uz_rc = uz_mpi_Win_start(group_obj, assert, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_start(group_obj, assert, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1424,9 +1624,13 @@ UZ_EXPORT int PMPI_Win_sync(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(590);
-    uz_rc = uz_mpi_Win_sync(win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(590);
+        uz_rc = uz_mpi_Win_sync(win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_sync(win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1447,9 +1651,13 @@ UZ_EXPORT int PMPI_Win_test(MPI_Win win, int *flag)
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(591);
-    uz_rc = uz_mpi_Win_test(win_obj, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(591);
+        uz_rc = uz_mpi_Win_test(win_obj, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_test(win_obj, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1474,9 +1682,13 @@ UZ_EXPORT int PMPI_Win_unlock(int rank, MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(592);
-    uz_rc = uz_mpi_Win_unlock(rank, win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(592);
+        uz_rc = uz_mpi_Win_unlock(rank, win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_unlock(rank, win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1495,9 +1707,13 @@ UZ_EXPORT int PMPI_Win_unlock_all(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(593);
-    uz_rc = uz_mpi_Win_unlock_all(win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(593);
+        uz_rc = uz_mpi_Win_unlock_all(win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_unlock_all(win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1516,9 +1732,13 @@ UZ_EXPORT int PMPI_Win_wait(MPI_Win win)
     win_obj = uz_win_get(win);
     if ((uz_rc = uz_check_handle(win_obj, MPI_ERR_WIN, "win", "window")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(594);
-    uz_rc = uz_mpi_Win_wait(win_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(594);
+        uz_rc = uz_mpi_Win_wait(win_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Win_wait(win_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

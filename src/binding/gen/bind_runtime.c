@@ -12,9 +12,13 @@ UZ_EXPORT int PMPI_Abi_get_fortran_booleans(int logical_size, void *logical_true
     int uz_rc;
     if ((uz_rc = uz_check_pointer(is_set, "is_set")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(0);
-    uz_rc = uz_mpi_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(0);
+        uz_rc = uz_mpi_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -29,9 +33,13 @@ UZ_EXPORT int PMPI_Abi_get_fortran_info(MPI_Info *info)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(1);
-    uz_rc = uz_mpi_Abi_get_fortran_info(info);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(1);
+        uz_rc = uz_mpi_Abi_get_fortran_info(info);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Abi_get_fortran_info(info);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -46,9 +54,13 @@ UZ_EXPORT int PMPI_Abi_get_info(MPI_Info *info)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(2);
-    uz_rc = uz_mpi_Abi_get_info(info);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(2);
+        uz_rc = uz_mpi_Abi_get_info(info);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Abi_get_info(info);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -65,9 +77,13 @@ UZ_EXPORT int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
         goto fail;
     if ((uz_rc = uz_check_pointer(abi_minor, "abi_minor")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(3);
-    uz_rc = uz_mpi_Abi_get_version(abi_major, abi_minor);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(3);
+        uz_rc = uz_mpi_Abi_get_version(abi_major, abi_minor);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Abi_get_version(abi_major, abi_minor);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -80,9 +96,13 @@ UZ_EXPORT int PMPI_Abi_set_fortran_booleans(int logical_size, void *logical_true
 {
     static const char uz_fn[] = "MPI_Abi_set_fortran_booleans";
     int uz_rc;
-    uint64_t uz_t0 = uz_profile_enter(4);
-    uz_rc = uz_mpi_Abi_set_fortran_booleans(logical_size, logical_true, logical_false);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(4);
+        uz_rc = uz_mpi_Abi_set_fortran_booleans(logical_size, logical_true, logical_false);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Abi_set_fortran_booleans(logical_size, logical_true, logical_false);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -98,9 +118,13 @@ UZ_EXPORT int PMPI_Abi_set_fortran_info(MPI_Info info)
     info_obj = uz_info_get(info);
     if ((uz_rc = info == MPI_INFO_NULL ? MPI_SUCCESS : uz_check_handle(info_obj, MPI_ERR_INFO, "info", "info object")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(5);
-    uz_rc = uz_mpi_Abi_set_fortran_info(info_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(5);
+        uz_rc = uz_mpi_Abi_set_fortran_info(info_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Abi_set_fortran_info(info_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -119,9 +143,13 @@ UZ_EXPORT int PMPI_Abort(MPI_Comm comm, int errorcode)
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(6);
-    uz_rc = uz_mpi_Abort(comm_obj, errorcode);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(6);
+        uz_rc = uz_mpi_Abort(comm_obj, errorcode);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Abort(comm_obj, errorcode);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -136,9 +164,13 @@ UZ_EXPORT int PMPI_Add_error_class(int *errorclass)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(errorclass, "errorclass")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(9);
-    uz_rc = uz_mpi_Add_error_class(errorclass);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(9);
+        uz_rc = uz_mpi_Add_error_class(errorclass);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Add_error_class(errorclass);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -151,9 +183,13 @@ UZ_EXPORT int PMPI_Add_error_code(int errorclass, int *errorcode)
 {
     static const char uz_fn[] = "MPI_Add_error_code";
     int uz_rc;
-    uint64_t uz_t0 = uz_profile_enter(10);
-    uz_rc = uz_mpi_Add_error_code(errorclass, errorcode);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(10);
+        uz_rc = uz_mpi_Add_error_code(errorclass, errorcode);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Add_error_code(errorclass, errorcode);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -167,9 +203,13 @@ UZ_EXPORT int PMPI_Add_error_string(int errorcode, const char *string)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(string, "string")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(11);
-    uz_rc = uz_mpi_Add_error_string(errorcode, string);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(11);
+        uz_rc = uz_mpi_Add_error_string(errorcode, string);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Add_error_string(errorcode, string);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -192,9 +232,13 @@ UZ_EXPORT int PMPI_Errhandler_create(MPI_Comm_errhandler_function *comm_errhandl
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(116);
-    uz_rc = uz_mpi_Errhandler_create(comm_errhandler_fn, errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(116);
+        uz_rc = uz_mpi_Errhandler_create(comm_errhandler_fn, errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Errhandler_create(comm_errhandler_fn, errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -215,9 +259,13 @@ UZ_EXPORT int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(117);
-    uz_rc = uz_mpi_Errhandler_free(errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(117);
+        uz_rc = uz_mpi_Errhandler_free(errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Errhandler_free(errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -244,9 +292,13 @@ UZ_EXPORT int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
         goto fail;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(118);
-    uz_rc = uz_mpi_Errhandler_get(comm_obj, errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(118);
+        uz_rc = uz_mpi_Errhandler_get(comm_obj, errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Errhandler_get(comm_obj, errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -269,9 +321,13 @@ UZ_EXPORT int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
     errhandler_obj = uz_errhandler_get(errhandler);
     if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(119);
-    uz_rc = uz_mpi_Errhandler_set(comm_obj, errhandler_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(119);
+        uz_rc = uz_mpi_Errhandler_set(comm_obj, errhandler_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Errhandler_set(comm_obj, errhandler_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -292,9 +348,13 @@ UZ_EXPORT int PMPI_Error_class(int errorcode, int *errorclass)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(errorclass, "errorclass")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(120);
-    uz_rc = uz_mpi_Error_class(errorcode, errorclass);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(120);
+        uz_rc = uz_mpi_Error_class(errorcode, errorclass);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Error_class(errorcode, errorclass);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -311,9 +371,13 @@ UZ_EXPORT int PMPI_Error_string(int errorcode, char *string, int *resultlen)
         goto fail;
     if ((uz_rc = uz_check_pointer(resultlen, "resultlen")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(121);
-    uz_rc = uz_mpi_Error_string(errorcode, string, resultlen);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(121);
+        uz_rc = uz_mpi_Error_string(errorcode, string, resultlen);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Error_string(errorcode, string, resultlen);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -328,9 +392,13 @@ UZ_EXPORT int PMPI_Finalize(void)
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(215);
-    uz_rc = uz_mpi_Finalize();
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(215);
+        uz_rc = uz_mpi_Finalize();
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Finalize();
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -344,9 +412,13 @@ UZ_EXPORT int PMPI_Finalized(int *flag)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(216);
-    uz_rc = uz_mpi_Finalized(flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(216);
+        uz_rc = uz_mpi_Finalized(flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Finalized(flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -367,9 +439,13 @@ UZ_EXPORT int PMPI_Info_create(MPI_Info *info)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(297);
-    uz_rc = uz_mpi_Info_create(info);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(297);
+        uz_rc = uz_mpi_Info_create(info);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_create(info);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -384,9 +460,13 @@ UZ_EXPORT int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(298);
-    uz_rc = uz_mpi_Info_create_env(argc, argv, info);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(298);
+        uz_rc = uz_mpi_Info_create_env(argc, argv, info);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_create_env(argc, argv, info);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -405,9 +485,13 @@ UZ_EXPORT int PMPI_Info_delete(MPI_Info info, const char *key)
         goto fail;
     if ((uz_rc = uz_check_pointer(key, "key")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(299);
-    uz_rc = uz_mpi_Info_delete(info_obj, key);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(299);
+        uz_rc = uz_mpi_Info_delete(info_obj, key);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_delete(info_obj, key);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -426,9 +510,13 @@ UZ_EXPORT int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
         goto fail;
     if ((uz_rc = uz_check_pointer(newinfo, "newinfo")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(300);
-    uz_rc = uz_mpi_Info_dup(info_obj, newinfo);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(300);
+        uz_rc = uz_mpi_Info_dup(info_obj, newinfo);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_dup(info_obj, newinfo);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -449,9 +537,13 @@ UZ_EXPORT int PMPI_Info_free(MPI_Info *info)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(301);
-    uz_rc = uz_mpi_Info_free(info);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(301);
+        uz_rc = uz_mpi_Info_free(info);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_free(info);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -480,9 +572,13 @@ UZ_EXPORT int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(302);
-    uz_rc = uz_mpi_Info_get(info_obj, key, valuelen, value, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(302);
+        uz_rc = uz_mpi_Info_get(info_obj, key, valuelen, value, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_get(info_obj, key, valuelen, value, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -501,9 +597,13 @@ UZ_EXPORT int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
         goto fail;
     if ((uz_rc = uz_check_pointer(nkeys, "nkeys")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(303);
-    uz_rc = uz_mpi_Info_get_nkeys(info_obj, nkeys);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(303);
+        uz_rc = uz_mpi_Info_get_nkeys(info_obj, nkeys);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_get_nkeys(info_obj, nkeys);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -522,9 +622,13 @@ UZ_EXPORT int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
         goto fail;
     if ((uz_rc = uz_check_pointer(key, "key")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(304);
-    uz_rc = uz_mpi_Info_get_nthkey(info_obj, n, key);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(304);
+        uz_rc = uz_mpi_Info_get_nthkey(info_obj, n, key);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_get_nthkey(info_obj, n, key);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -547,9 +651,13 @@ UZ_EXPORT int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, 
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(305);
-    uz_rc = uz_mpi_Info_get_string(info_obj, key, buflen, value, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(305);
+        uz_rc = uz_mpi_Info_get_string(info_obj, key, buflen, value, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_get_string(info_obj, key, buflen, value, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -572,9 +680,13 @@ UZ_EXPORT int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuel
         goto fail;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(306);
-    uz_rc = uz_mpi_Info_get_valuelen(info_obj, key, valuelen, flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(306);
+        uz_rc = uz_mpi_Info_get_valuelen(info_obj, key, valuelen, flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_get_valuelen(info_obj, key, valuelen, flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -595,9 +707,13 @@ UZ_EXPORT int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
         goto fail;
     if ((uz_rc = uz_check_pointer(value, "value")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(307);
-    uz_rc = uz_mpi_Info_set(info_obj, key, value);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(307);
+        uz_rc = uz_mpi_Info_set(info_obj, key, value);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Info_set(info_obj, key, value);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -616,9 +732,13 @@ UZ_EXPORT int PMPI_Init(int *argc, char ***argv)
 {
     static const char uz_fn[] = "MPI_Init";
     int uz_rc;
-    uint64_t uz_t0 = uz_profile_enter(308);
-    uz_rc = uz_mpi_Init(argc, argv);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(308);
+        uz_rc = uz_mpi_Init(argc, argv);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Init(argc, argv);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -632,9 +752,13 @@ UZ_EXPORT int PMPI_Init_thread(int *argc, char ***argv, int required, int *provi
     int uz_rc;
     if ((uz_rc = uz_check_pointer(provided, "provided")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(309);
-    uz_rc = uz_mpi_Init_thread(argc, argv, required, provided);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(309);
+        uz_rc = uz_mpi_Init_thread(argc, argv, required, provided);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Init_thread(argc, argv, required, provided);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -649,9 +773,13 @@ UZ_EXPORT int PMPI_Initialized(int *flag)
     int uz_rc;
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(310);
-    uz_rc = uz_mpi_Initialized(flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(310);
+        uz_rc = uz_mpi_Initialized(flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Initialized(flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -668,9 +796,13 @@ UZ_EXPORT int PMPI_Is_thread_main(int *flag)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(flag, "flag")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(325);
-    uz_rc = uz_mpi_Is_thread_main(flag);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(325);
+        uz_rc = uz_mpi_Is_thread_main(flag);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Is_thread_main(flag);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -687,9 +819,13 @@ UZ_EXPORT int PMPI_Query_thread(int *provided)
         return uz_err_not_running(uz_fn);
     if ((uz_rc = uz_check_pointer(provided, "provided")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(390);
-    uz_rc = uz_mpi_Query_thread(provided);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(390);
+        uz_rc = uz_mpi_Query_thread(provided);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Query_thread(provided);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -702,9 +838,13 @@ UZ_EXPORT int PMPI_Remove_error_class(int errorclass)
 {
     static const char uz_fn[] = "MPI_Remove_error_class";
     int uz_rc;
-    uint64_t uz_t0 = uz_profile_enter(413);
-    uz_rc = uz_mpi_Remove_error_class(errorclass);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(413);
+        uz_rc = uz_mpi_Remove_error_class(errorclass);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Remove_error_class(errorclass);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -716,9 +856,13 @@ UZ_EXPORT int PMPI_Remove_error_code(int errorcode)
 {
     static const char uz_fn[] = "MPI_Remove_error_code";
     int uz_rc;
-    uint64_t uz_t0 = uz_profile_enter(414);
-    uz_rc = uz_mpi_Remove_error_code(errorcode);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(414);
+        uz_rc = uz_mpi_Remove_error_code(errorcode);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Remove_error_code(errorcode);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -730,9 +874,13 @@ UZ_EXPORT int PMPI_Remove_error_string(int errorcode)
 {
     static const char uz_fn[] = "MPI_Remove_error_string";
     int uz_rc;
-    uint64_t uz_t0 = uz_profile_enter(415);
-    uz_rc = uz_mpi_Remove_error_string(errorcode);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(415);
+        uz_rc = uz_mpi_Remove_error_string(errorcode);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Remove_error_string(errorcode);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -750,9 +898,13 @@ UZ_EXPORT int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int 
         goto fail;
     if ((uz_rc = uz_check_nonnegative(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(451);
-    uz_rc = uz_mpi_Session_attach_buffer_c(session_obj, buffer, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(451);
+        uz_rc = uz_mpi_Session_attach_buffer_c(session_obj, buffer, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_attach_buffer_c(session_obj, buffer, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -771,9 +923,13 @@ UZ_EXPORT int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MP
         goto fail;
     if ((uz_rc = uz_check_nonnegative(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(452);
-    uz_rc = uz_mpi_Session_attach_buffer_c(session_obj, buffer, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(452);
+        uz_rc = uz_mpi_Session_attach_buffer_c(session_obj, buffer, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_attach_buffer_c(session_obj, buffer, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -796,9 +952,13 @@ UZ_EXPORT int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
     session_obj = uz_session_get(session);
     if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(453);
-    uz_rc = uz_mpi_Session_call_errhandler(session_obj, errorcode);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(453);
+        uz_rc = uz_mpi_Session_call_errhandler(session_obj, errorcode);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_call_errhandler(session_obj, errorcode);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -813,9 +973,13 @@ UZ_EXPORT int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *se
     int uz_rc;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(454);
-    uz_rc = uz_mpi_Session_create_errhandler(session_errhandler_fn, errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(454);
+        uz_rc = uz_mpi_Session_create_errhandler(session_errhandler_fn, errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_create_errhandler(session_errhandler_fn, errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -835,9 +999,13 @@ UZ_EXPORT int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr,
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(455);
-    uz_rc = uz_mpi_Session_detach_buffer_c(session_obj, buffer_addr, &size_wide);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(455);
+        uz_rc = uz_mpi_Session_detach_buffer_c(session_obj, buffer_addr, &size_wide);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_detach_buffer_c(session_obj, buffer_addr, &size_wide);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         *size = uz_count_to_int(size_wide);
         return MPI_SUCCESS;
@@ -857,9 +1025,13 @@ UZ_EXPORT int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_add
         goto fail;
     if ((uz_rc = uz_check_pointer(size, "size")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(456);
-    uz_rc = uz_mpi_Session_detach_buffer_c(session_obj, buffer_addr, size);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(456);
+        uz_rc = uz_mpi_Session_detach_buffer_c(session_obj, buffer_addr, size);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_detach_buffer_c(session_obj, buffer_addr, size);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -882,9 +1054,13 @@ UZ_EXPORT int PMPI_Session_finalize(MPI_Session *session)
     if ((uz_rc = uz_check_pointer(session, "session")))
         goto fail;
     session_eobj = uz_session_get(*session);
-    uint64_t uz_t0 = uz_profile_enter(457);
-    uz_rc = uz_mpi_Session_finalize(session);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(457);
+        uz_rc = uz_mpi_Session_finalize(session);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_finalize(session);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_session(uz_fn, session_eobj, uz_rc);
@@ -899,9 +1075,13 @@ UZ_EXPORT int PMPI_Session_flush_buffer(MPI_Session session)
     session_obj = uz_session_get(session);
     if ((uz_rc = uz_check_handle(session_obj, MPI_ERR_SESSION, "session", "session")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(458);
-    uz_rc = uz_mpi_Session_flush_buffer(session_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(458);
+        uz_rc = uz_mpi_Session_flush_buffer(session_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_flush_buffer(session_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -926,9 +1106,13 @@ UZ_EXPORT int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *e
         goto fail;
     if ((uz_rc = uz_check_pointer(errhandler, "errhandler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(459);
-    uz_rc = uz_mpi_Session_get_errhandler(session_obj, errhandler);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(459);
+        uz_rc = uz_mpi_Session_get_errhandler(session_obj, errhandler);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_get_errhandler(session_obj, errhandler);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -947,9 +1131,13 @@ UZ_EXPORT int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
         goto fail;
     if ((uz_rc = uz_check_pointer(info_used, "info_used")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(460);
-    uz_rc = uz_mpi_Session_get_info(session_obj, info_used);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(460);
+        uz_rc = uz_mpi_Session_get_info(session_obj, info_used);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_get_info(session_obj, info_used);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -972,9 +1160,13 @@ UZ_EXPORT int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int 
         goto fail;
     if ((uz_rc = uz_check_pointer(pset_len, "pset_len")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(461);
-    uz_rc = uz_mpi_Session_get_nth_pset(session_obj, info_obj, n, pset_len, pset_name);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(461);
+        uz_rc = uz_mpi_Session_get_nth_pset(session_obj, info_obj, n, pset_len, pset_name);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_get_nth_pset(session_obj, info_obj, n, pset_len, pset_name);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -997,9 +1189,13 @@ UZ_EXPORT int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int
         goto fail;
     if ((uz_rc = uz_check_pointer(npset_names, "npset_names")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(462);
-    uz_rc = uz_mpi_Session_get_num_psets(session_obj, info_obj, npset_names);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(462);
+        uz_rc = uz_mpi_Session_get_num_psets(session_obj, info_obj, npset_names);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_get_num_psets(session_obj, info_obj, npset_names);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1020,9 +1216,13 @@ UZ_EXPORT int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_n
         goto fail;
     if ((uz_rc = uz_check_pointer(info, "info")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(463);
-    uz_rc = uz_mpi_Session_get_pset_info(session_obj, pset_name, info);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(463);
+        uz_rc = uz_mpi_Session_get_pset_info(session_obj, pset_name, info);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_get_pset_info(session_obj, pset_name, info);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1041,9 +1241,13 @@ UZ_EXPORT int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *reque
         goto fail;
     if ((uz_rc = uz_check_pointer(request, "request")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(464);
-    uz_rc = uz_mpi_Session_iflush_buffer(session_obj, request);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(464);
+        uz_rc = uz_mpi_Session_iflush_buffer(session_obj, request);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_iflush_buffer(session_obj, request);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -1066,9 +1270,13 @@ UZ_EXPORT int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Se
         goto fail;
     if ((uz_rc = uz_check_pointer(session, "session")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(465);
-    uz_rc = uz_mpi_Session_init(info_obj, errhandler_obj, session);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(465);
+        uz_rc = uz_mpi_Session_init(info_obj, errhandler_obj, session);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_init(info_obj, errhandler_obj, session);
+    }
     return uz_rc;
 fail:
     return uz_err_raise_comm(uz_fn, NULL, uz_rc);
@@ -1087,9 +1295,13 @@ UZ_EXPORT int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler er
     errhandler_obj = uz_errhandler_get(errhandler);
     if ((uz_rc = uz_check_handle(errhandler_obj, MPI_ERR_ERRHANDLER, "errhandler", "error handler")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(466);
-    uz_rc = uz_mpi_Session_set_errhandler(session_obj, errhandler_obj);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(466);
+        uz_rc = uz_mpi_Session_set_errhandler(session_obj, errhandler_obj);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Session_set_errhandler(session_obj, errhandler_obj);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }

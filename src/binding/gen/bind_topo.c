@@ -16,9 +16,13 @@ UZ_EXPORT int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(58);
-    uz_rc = uz_mpi_Cart_coords(comm_obj, rank, maxdims, coords);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(58);
+        uz_rc = uz_mpi_Cart_coords(comm_obj, rank, maxdims, coords);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Cart_coords(comm_obj, rank, maxdims, coords);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -39,9 +43,13 @@ UZ_EXPORT int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], c
         goto fail;
     if ((uz_rc = uz_check_pointer(comm_cart, "comm_cart")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(59);
-    uz_rc = uz_mpi_Cart_create(comm_old_obj, ndims, dims, periods, reorder, comm_cart);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(59);
+        uz_rc = uz_mpi_Cart_create(comm_old_obj, ndims, dims, periods, reorder, comm_cart);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Cart_create(comm_old_obj, ndims, dims, periods, reorder, comm_cart);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -60,9 +68,13 @@ UZ_EXPORT int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(60);
-    uz_rc = uz_mpi_Cart_get(comm_obj, maxdims, dims, periods, coords);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(60);
+        uz_rc = uz_mpi_Cart_get(comm_obj, maxdims, dims, periods, coords);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Cart_get(comm_obj, maxdims, dims, periods, coords);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -83,9 +95,13 @@ UZ_EXPORT int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const in
         goto fail;
     if ((uz_rc = uz_check_pointer(newrank, "newrank")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(61);
-    uz_rc = uz_mpi_Cart_map(comm_obj, ndims, dims, periods, newrank);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(61);
+        uz_rc = uz_mpi_Cart_map(comm_obj, ndims, dims, periods, newrank);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Cart_map(comm_obj, ndims, dims, periods, newrank);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -106,9 +122,13 @@ UZ_EXPORT int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
         goto fail;
     if ((uz_rc = uz_check_pointer(rank, "rank")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(62);
-    uz_rc = uz_mpi_Cart_rank(comm_obj, coords, rank);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(62);
+        uz_rc = uz_mpi_Cart_rank(comm_obj, coords, rank);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Cart_rank(comm_obj, coords, rank);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -131,9 +151,13 @@ UZ_EXPORT int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_
         goto fail;
     if ((uz_rc = uz_check_pointer(rank_dest, "rank_dest")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(63);
-    uz_rc = uz_mpi_Cart_shift(comm_obj, direction, disp, rank_source, rank_dest);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(63);
+        uz_rc = uz_mpi_Cart_shift(comm_obj, direction, disp, rank_source, rank_dest);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Cart_shift(comm_obj, direction, disp, rank_source, rank_dest);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -154,9 +178,13 @@ UZ_EXPORT int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *ne
         goto fail;
     if ((uz_rc = uz_check_pointer(newcomm, "newcomm")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(64);
-    uz_rc = uz_mpi_Cart_sub(comm_obj, remain_dims, newcomm);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(64);
+        uz_rc = uz_mpi_Cart_sub(comm_obj, remain_dims, newcomm);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Cart_sub(comm_obj, remain_dims, newcomm);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -177,9 +205,13 @@ UZ_EXPORT int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
         goto fail;
     if ((uz_rc = uz_check_pointer(ndims, "ndims")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(65);
-    uz_rc = uz_mpi_Cartdim_get(comm_obj, ndims);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(65);
+        uz_rc = uz_mpi_Cartdim_get(comm_obj, ndims);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Cartdim_get(comm_obj, ndims);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -194,9 +226,13 @@ UZ_EXPORT int PMPI_Dims_create(int nnodes, int ndims, int dims[])
     int uz_rc;
     if (UZ_UNLIKELY(!uz_is_running()))
         return uz_err_not_running(uz_fn);
-    uint64_t uz_t0 = uz_profile_enter(111);
-    uz_rc = uz_mpi_Dims_create(nnodes, ndims, dims);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(111);
+        uz_rc = uz_mpi_Dims_create(nnodes, ndims, dims);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Dims_create(nnodes, ndims, dims);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -222,9 +258,13 @@ UZ_EXPORT int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources
         goto fail;
     if ((uz_rc = uz_check_pointer(comm_dist_graph, "comm_dist_graph")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(112);
-    uz_rc = uz_mpi_Dist_graph_create(comm_old_obj, n, sources, degrees, destinations, weights, info_obj, reorder, comm_dist_graph);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(112);
+        uz_rc = uz_mpi_Dist_graph_create(comm_old_obj, n, sources, degrees, destinations, weights, info_obj, reorder, comm_dist_graph);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Dist_graph_create(comm_old_obj, n, sources, degrees, destinations, weights, info_obj, reorder, comm_dist_graph);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -249,9 +289,13 @@ UZ_EXPORT int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, c
         goto fail;
     if ((uz_rc = uz_check_pointer(comm_dist_graph, "comm_dist_graph")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(113);
-    uz_rc = uz_mpi_Dist_graph_create_adjacent(comm_old_obj, indegree, sources, sourceweights, outdegree, destinations, destweights, info_obj, reorder, comm_dist_graph);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(113);
+        uz_rc = uz_mpi_Dist_graph_create_adjacent(comm_old_obj, indegree, sources, sourceweights, outdegree, destinations, destweights, info_obj, reorder, comm_dist_graph);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Dist_graph_create_adjacent(comm_old_obj, indegree, sources, sourceweights, outdegree, destinations, destweights, info_obj, reorder, comm_dist_graph);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -274,9 +318,13 @@ UZ_EXPORT int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sour
         goto fail;
     if ((uz_rc = uz_check_nonnegative(maxoutdegree, "maxoutdegree")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(114);
-    uz_rc = uz_mpi_Dist_graph_neighbors(comm_obj, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(114);
+        uz_rc = uz_mpi_Dist_graph_neighbors(comm_obj, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Dist_graph_neighbors(comm_obj, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -301,9 +349,13 @@ UZ_EXPORT int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int 
         goto fail;
     if ((uz_rc = uz_check_pointer(weighted, "weighted")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(115);
-    uz_rc = uz_mpi_Dist_graph_neighbors_count(comm_obj, indegree, outdegree, weighted);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(115);
+        uz_rc = uz_mpi_Dist_graph_neighbors_count(comm_obj, indegree, outdegree, weighted);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Dist_graph_neighbors_count(comm_obj, indegree, outdegree, weighted);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -324,9 +376,13 @@ UZ_EXPORT int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[]
         goto fail;
     if ((uz_rc = uz_check_pointer(comm_graph, "comm_graph")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(240);
-    uz_rc = uz_mpi_Graph_create(comm_old_obj, nnodes, index, edges, reorder, comm_graph);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(240);
+        uz_rc = uz_mpi_Graph_create(comm_old_obj, nnodes, index, edges, reorder, comm_graph);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Graph_create(comm_old_obj, nnodes, index, edges, reorder, comm_graph);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -345,9 +401,13 @@ UZ_EXPORT int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int inde
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(241);
-    uz_rc = uz_mpi_Graph_get(comm_obj, maxindex, maxedges, index, edges);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(241);
+        uz_rc = uz_mpi_Graph_get(comm_obj, maxindex, maxedges, index, edges);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Graph_get(comm_obj, maxindex, maxedges, index, edges);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -368,9 +428,13 @@ UZ_EXPORT int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const
         goto fail;
     if ((uz_rc = uz_check_pointer(newrank, "newrank")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(242);
-    uz_rc = uz_mpi_Graph_map(comm_obj, nnodes, index, edges, newrank);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(242);
+        uz_rc = uz_mpi_Graph_map(comm_obj, nnodes, index, edges, newrank);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Graph_map(comm_obj, nnodes, index, edges, newrank);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -389,9 +453,13 @@ UZ_EXPORT int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, in
     comm_obj = uz_comm_get(comm);
     if ((uz_rc = uz_check_handle(comm_obj, MPI_ERR_COMM, "comm", "communicator")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(243);
-    uz_rc = uz_mpi_Graph_neighbors(comm_obj, rank, maxneighbors, neighbors);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(243);
+        uz_rc = uz_mpi_Graph_neighbors(comm_obj, rank, maxneighbors, neighbors);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Graph_neighbors(comm_obj, rank, maxneighbors, neighbors);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -412,9 +480,13 @@ UZ_EXPORT int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbor
         goto fail;
     if ((uz_rc = uz_check_pointer(nneighbors, "nneighbors")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(244);
-    uz_rc = uz_mpi_Graph_neighbors_count(comm_obj, rank, nneighbors);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(244);
+        uz_rc = uz_mpi_Graph_neighbors_count(comm_obj, rank, nneighbors);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Graph_neighbors_count(comm_obj, rank, nneighbors);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -437,9 +509,13 @@ UZ_EXPORT int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
         goto fail;
     if ((uz_rc = uz_check_pointer(nedges, "nedges")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(245);
-    uz_rc = uz_mpi_Graphdims_get(comm_obj, nnodes, nedges);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(245);
+        uz_rc = uz_mpi_Graphdims_get(comm_obj, nnodes, nedges);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Graphdims_get(comm_obj, nnodes, nedges);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
@@ -460,9 +536,13 @@ UZ_EXPORT int PMPI_Topo_test(MPI_Comm comm, int *status)
         goto fail;
     if ((uz_rc = uz_check_pointer(status, "status")))
         goto fail;
-    uint64_t uz_t0 = uz_profile_enter(488);
-    uz_rc = uz_mpi_Topo_test(comm_obj, status);
-    uz_profile_leave(uz_t0, uz_fn);
+    if (UZ_UNLIKELY(uz_profile_on)) {
+        uint64_t uz_t0 = uz_profile_enter(488);
+        uz_rc = uz_mpi_Topo_test(comm_obj, status);
+        uz_profile_leave(uz_t0, uz_fn);
+    } else {
+        uz_rc = uz_mpi_Topo_test(comm_obj, status);
+    }
     if (UZ_LIKELY(uz_rc == MPI_SUCCESS)) {
         return MPI_SUCCESS;
     }
