@@ -730,6 +730,40 @@ static int recv_blocking(void *buf, MPI_Count count, uz_datatype *dt, int source
     return err;
 }
 
+/* The world rank of a receive's source (-1: any).  A receive naming its
+ * source fails when that peer dies (peer_failure.c); a process of another
+ * job is watched so that we notice. */
+static inline int watched_world(const struct uz_p2p_comm *pc, int source)
+{
+    int world = source == MPI_ANY_SOURCE ? -1 : uz_p2p_world_rank(pc, source);
+    if (UZ_UNLIKELY(world >= uz_rt.world_size))
+        uz_proc_watch(world);
+    return world;
+}
+
+/* A nonblocking receive: made, given what its caller asks of it (the
+ * caller reads the bytes next; hooks at match and completion), then
+ * matched or queued.  The hooks go in before posting: a message already
+ * here is matched, and may complete, inside post_recv. */
+static UZ_ALWAYS_INLINE int post_new(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                                     const struct uz_p2p_comm *pc, int source_world, int reads_next,
+                                     const struct uz_recv_hooks *hooks, uz_request **out)
+{
+    int err;
+    uz_request *r = new_recv(buf, count, dt, source, tag, pc->comm, pc->context_id, source_world, &err);
+    if (!r)
+        return err;
+    r->reads_next = (uint8_t)reads_next;
+    if (hooks) {
+        r->on_match = hooks->on_match;
+        r->on_complete = hooks->on_complete;
+        r->hook_arg = hooks->arg;
+    }
+    *out = r;
+    post_recv(r);
+    return MPI_SUCCESS;
+}
+
 int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
                   const struct uz_p2p_comm *pc, MPI_Status *status, uz_request **out)
 {
@@ -742,19 +776,10 @@ int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int t
         }
         return MPI_SUCCESS;
     }
-    /* A receive naming its source fails when that peer dies (peer_failure.c). */
-    int source_world = source == MPI_ANY_SOURCE ? -1 : uz_p2p_world_rank(pc, source);
-    if (UZ_UNLIKELY(source_world >= uz_rt.world_size))
-        uz_proc_watch(source_world);    /* a process of another job: notice if it dies */
+    int source_world = watched_world(pc, source);
     if (!out)
         return recv_blocking(buf, count, dt, source, tag, pc, source_world, status);
-    int err;
-    uz_request *r = new_recv(buf, count, dt, source, tag, pc->comm, pc->context_id, source_world, &err);
-    if (!r)
-        return err;
-    post_recv(r);
-    *out = r;
-    return MPI_SUCCESS;
+    return post_new(buf, count, dt, source, tag, pc, source_world, 0, NULL, out);
 }
 
 int uz_pt2pt_recv_hooked(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
@@ -762,21 +787,7 @@ int uz_pt2pt_recv_hooked(void *buf, MPI_Count count, uz_datatype *dt, int source
 {
     if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE)
         return uz_err_make(MPI_ERR_INTERN, "a hooked receive names its source (got %d)", source);
-    int source_world = uz_p2p_world_rank(pc, source);
-    if (UZ_UNLIKELY(source_world >= uz_rt.world_size))
-        uz_proc_watch(source_world);
-    int err;
-    uz_request *r = new_recv(buf, count, dt, source, tag, pc->comm, pc->context_id, source_world, &err);
-    if (!r)
-        return err;
-    /* Before posting: a message already here is matched (and may complete)
-     * inside post_recv. */
-    r->on_match = hooks->on_match;
-    r->on_complete = hooks->on_complete;
-    r->hook_arg = hooks->arg;
-    *out = r;
-    post_recv(r);
-    return MPI_SUCCESS;
+    return post_new(buf, count, dt, source, tag, pc, watched_world(pc, source), 0, hooks, out);
 }
 
 int uz_pt2pt_recv_to_read(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
@@ -784,17 +795,7 @@ int uz_pt2pt_recv_to_read(void *buf, MPI_Count count, uz_datatype *dt, int sourc
 {
     if (source == MPI_PROC_NULL)
         return uz_pt2pt_recv(buf, count, dt, source, tag, pc, NULL, out);
-    int source_world = source == MPI_ANY_SOURCE ? -1 : uz_p2p_world_rank(pc, source);
-    if (UZ_UNLIKELY(source_world >= uz_rt.world_size))
-        uz_proc_watch(source_world);
-    int err;
-    uz_request *r = new_recv(buf, count, dt, source, tag, pc->comm, pc->context_id, source_world, &err);
-    if (!r)
-        return err;
-    r->reads_next = 1;
-    post_recv(r);
-    *out = r;
-    return MPI_SUCCESS;
+    return post_new(buf, count, dt, source, tag, pc, watched_world(pc, source), 1, NULL, out);
 }
 
 int uz_pt2pt_mrecv(void *buf, MPI_Count count, uz_datatype *dt, struct uz_unexpected *msg, uz_comm *comm,

@@ -12,12 +12,13 @@ between the BEGIN/END markers below; the text around them is the page's own.
 """
 
 import argparse
-import difflib
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+from doc_page import write_or_check
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "docs/collectives.md"
@@ -65,15 +66,7 @@ def main():
     page = Path(args.root) / PAGE
     old = page.read_text()
     text = splice(old, generate(args.uzura_info))
-    if args.check:
-        if old != text:
-            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True),
-                                                       PAGE, "generated"))
-            print(f"{PAGE} is stale: run tools/gen/gen_coll_table.py build/bin/uzura_info")
-            return 1
-        return 0
-    page.write_text(text)
-    return 0
+    return write_or_check(page, PAGE, text, args.check, "tools/gen/gen_coll_table.py build/bin/uzura_info")
 
 
 if __name__ == "__main__":

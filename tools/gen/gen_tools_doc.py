@@ -11,11 +11,12 @@ text around them is here.
 """
 
 import argparse
-import difflib
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from doc_page import write_or_check
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = "docs/tools-interface.md"
@@ -85,16 +86,7 @@ def main():
     args = ap.parse_args()
     page = Path(args.root) / PAGE
     text = generate(args.uzura_info)
-    if args.check:
-        old = page.read_text() if page.exists() else ""
-        if old != text:
-            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), text.splitlines(True),
-                                                       PAGE, "generated"))
-            print(f"{PAGE} is stale: run tools/gen/gen_tools_doc.py build/bin/uzura_info")
-            return 1
-        return 0
-    page.write_text(text)
-    return 0
+    return write_or_check(page, PAGE, text, args.check, "tools/gen/gen_tools_doc.py build/bin/uzura_info")
 
 
 if __name__ == "__main__":
