@@ -3,7 +3,8 @@
  * traffic is done, free it, and close the connections to the processes
  * of other jobs in it.
  *
- * First the user's pending nonblocking sends and receives on it complete
+ * First the user's pending nonblocking sends, receives and collectives on
+ * it complete
  * (MPI 4.1 section 11.10.4: disconnect "waits for all pending
  * communication on comm to complete internally"; p2p_send_recv.c counts
  * them per communicator).  Then a barrier over the communicator (both

@@ -157,11 +157,22 @@ static void isend_then_disconnect(MPI_Comm *parent)
         uzt_fill(buf[k], BIG, 500 + rank, k);
         CHECK_MPI(MPI_Isend(buf[k], BIG, MPI_BYTE, rank % nparents, 100 + k, *parent, &req[k]));
     }
+    /* A nonblocking collective pending into disconnect too: the parents'
+     * root starts its side of the broadcast only later. */
+    unsigned char *bc = calloc(1, BIG);
+    MPI_Request breq;
+    CHECK_MPI(MPI_Ibcast(bc, BIG, MPI_BYTE, 0, *parent, &breq));
     CHECK_MPI(MPI_Comm_disconnect(parent));
     CHECK_MPI(MPI_Testall(DISC, req, &flag, MPI_STATUSES_IGNORE));
     CHECK(flag, "child %d: an Isend is still pending after MPI_Comm_disconnect", rank);
     if (!flag)
         MPI_Waitall(DISC, req, MPI_STATUSES_IGNORE);
+    CHECK_MPI(MPI_Test(&breq, &flag, MPI_STATUS_IGNORE));
+    CHECK(flag, "child %d: an Ibcast is still pending after MPI_Comm_disconnect", rank);
+    if (!flag)
+        MPI_Wait(&breq, MPI_STATUS_IGNORE);
+    CHECK_EQ(uzt_verify(bc, BIG, 900, 0), 0);
+    free(bc);
     for (int k = 0; k < DISC; k++)
         free(buf[k]);
 }
@@ -230,11 +241,20 @@ static void recv_late_then_disconnect(MPI_Comm *inter)
             buf[i * DISC + k] = calloc(1, BIG);
             CHECK_MPI(MPI_Irecv(buf[i * DISC + k], BIG, MPI_BYTE, mine[i], 100 + k, *inter, &req[i * DISC + k]));
         }
+    unsigned char *bc = malloc(BIG);
+    uzt_fill(bc, BIG, 900, 0);
+    MPI_Request breq;
+    CHECK_MPI(MPI_Ibcast(bc, BIG, MPI_BYTE, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, *inter, &breq));
     CHECK_MPI(MPI_Comm_disconnect(inter));
     CHECK_MPI(MPI_Testall(n * DISC, req, &flag, MPI_STATUSES_IGNORE));
     CHECK(flag, "parent %d: an Irecv is still pending after MPI_Comm_disconnect", rank);
     if (!flag)
         MPI_Waitall(n * DISC, req, MPI_STATUSES_IGNORE);
+    CHECK_MPI(MPI_Test(&breq, &flag, MPI_STATUS_IGNORE));
+    CHECK(flag, "parent %d: an Ibcast is still pending after MPI_Comm_disconnect", rank);
+    if (!flag)
+        MPI_Wait(&breq, MPI_STATUS_IGNORE);
+    free(bc);
     for (int i = 0; i < n; i++)
         for (int k = 0; k < DISC; k++) {
             long bad = uzt_verify(buf[i * DISC + k], BIG, 500 + mine[i], k);
