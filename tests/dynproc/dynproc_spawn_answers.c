@@ -9,14 +9,16 @@
  * sent for an earlier spawn (mpiexec once sent one when a launcher was
  * reaped in the same poll round as another launcher's report) would be
  * taken by the next spawn: a refusal naming another round, or "ended
- * before starting it".
+ * before starting it".  Last, a refused spawn of many processes (more
+ * than the library keeps recent error messages for): every process's
+ * error code still names the program, on every rank.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "uztest.h"
 
-enum { ROUNDS = 12 };
+enum { ROUNDS = 12, MANY = 600 };
 
 static int error_class(int code)
 {
@@ -70,6 +72,35 @@ static void spawn_missing(int rank, int round)
     CHECK(strstr(text, name) != NULL, "errcode of %s: %s", name, text);
 }
 
+/* MPI_Comm_spawn_multiple with 2 x MANY processes on MPI_COMM_WORLD, the
+ * second program missing: the root makes the codes, the others rebuild
+ * them from the texts it sends; none may lose its message. */
+static void spawn_many_missing(const char *self)
+{
+    static int codes[2 * MANY];
+    char *cmds[2] = { (char *)self, "uzura-missing-many" };
+    int maxprocs[2] = { MANY, MANY };
+    MPI_Info infos[2] = { MPI_INFO_NULL, MPI_INFO_NULL };
+    MPI_Comm inter = MPI_COMM_NULL;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Comm_spawn_multiple(2, cmds, MPI_ARGVS_NULL, maxprocs, infos, 0, MPI_COMM_WORLD,
+                                     &inter, codes);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    CHECK_EQ(error_class(rc), MPI_ERR_SPAWN);
+    int bad = 0;
+    for (int p = 0; p < 2 * MANY; p++) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(codes[p], text, &len);
+        const char *want = p < MANY ? "another program" : "uzura-missing-many";
+        if (error_class(codes[p]) != MPI_ERR_SPAWN || !strstr(text, want)) {
+            if (!bad++)
+                CHECK(0, "errcode %d of %d: '%s' lacks '%s'", p, 2 * MANY, text, want);
+        }
+    }
+    CHECK_EQ(bad, 0);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -83,5 +114,6 @@ int main(int argc, char **argv)
         spawn_missing(rank, round);
     }
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    spawn_many_missing(argv[0]);
     return uzt_finish("dynproc_spawn_answers");
 }
