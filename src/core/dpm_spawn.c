@@ -53,17 +53,27 @@ static long now_ns(void)
 }
 
 /* Every process of a refused spawn gets a code: its own program's fault
- * or another's. */
-static void refused_codes(const struct spawn_arg *a, const int *failed, int err)
+ * or another's.  The processes of one program share one code, and those of
+ * every program not at fault share another: a message lives in a ring of
+ * recent ones (base/errors.c), and a code made per process pushed the first
+ * processes' messages out of it once a spawn asked for more processes than
+ * the ring holds, leaving them the bare class text. */
+static void refused_codes(const struct spawn_arg *a, const int *failed)
 {
-    for (int i = 0, p = 0; i < a->count; i++)
-        for (int k = 0; k < a->cmds[i].maxprocs; k++, p++)
-            a->errcodes[p] = failed[i]
-                ? uz_err_make(MPI_ERR_SPAWN, "program '%s' could not be started: %s",
-                              a->cmds[i].command, uz_pmi_last_error())
-                : uz_err_make(MPI_ERR_SPAWN, "not started, because another program of the "
-                              "same spawn could not be");
-    (void)err;
+    int innocent = MPI_SUCCESS;
+    for (int i = 0, p = 0; i < a->count; i++) {
+        int code;
+        if (failed[i])
+            code = uz_err_make(MPI_ERR_SPAWN, "program '%s' could not be started: %s",
+                               a->cmds[i].command, uz_pmi_last_error());
+        else if (innocent != MPI_SUCCESS)
+            code = innocent;
+        else
+            code = innocent = uz_err_make(MPI_ERR_SPAWN, "not started, because another program "
+                                          "of the same spawn could not be");
+        for (int k = 0; k < a->cmds[i].maxprocs; k++)
+            a->errcodes[p++] = code;
+    }
 }
 
 static int meet_spawn(void *arg, const struct uz_meet_side *mine, struct uz_meet_side *theirs, int *tag)
@@ -80,7 +90,7 @@ static int meet_spawn(void *arg, const struct uz_meet_side *mine, struct uz_meet
     }
     int rc = uz_pmi_spawn(a->cmds, a->count, parent_key, port, failed);
     if (rc) {
-        refused_codes(a, failed, rc);
+        refused_codes(a, failed);
         free(failed);
         uz_port_close(port);
         /* A process manager that offers no spawn is MPI_ERR_SPAWN too:
@@ -111,6 +121,16 @@ struct code_text {
     int errclass;
     char text[MPI_MAX_ERROR_STRING];
 };
+
+/* Process p's code, made from the text the root sent; the same as the
+ * previous process's when the text is, for the reason refused_codes
+ * shares codes. */
+static int code_from_text(const struct code_text *t, int p, const int *codes)
+{
+    if (p > 0 && t[p].errclass == t[p - 1].errclass && strcmp(t[p].text, t[p - 1].text) == 0)
+        return codes[p - 1];
+    return uz_err_make(t[p].errclass, "%s", t[p].text);
+}
 
 /* A root whose arguments are wrong still takes part in the meeting, which
  * it fails, so that the others return too instead of waiting for it. */
@@ -148,7 +168,7 @@ static int spawn_collective(struct spawn_arg *a, int root, uz_comm *comm, MPI_Co
         e2 = uz_coll_bcast(t, (MPI_Count)n[0] * (MPI_Count)sizeof(*t), chars, root, comm);
     for (int p = 0; !e2 && p < n[0] && array_of_errcodes != MPI_ERRCODES_IGNORE; p++)
         array_of_errcodes[p] = !n[1] ? MPI_SUCCESS : is_root ? a->errcodes[p]
-                             : t ? uz_err_make(t[p].errclass, "%s", t[p].text) : MPI_ERR_SPAWN;
+                             : t ? code_from_text(t, p, array_of_errcodes) : MPI_ERR_SPAWN;
     free(t);
     free(a->errcodes);
     a->errcodes = NULL;

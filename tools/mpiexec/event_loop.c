@@ -52,7 +52,7 @@ enum slot_kind {
     SLOT_PROXY_IN, SLOT_PROXY_OUT,          /* front end: proxy `rank` (its index) */
     SLOT_REMOTE_STDIN,                      /* front end: stdin for a remote rank 0 */
     SLOT_UPSTREAM_IN, SLOT_UPSTREAM_OUT,    /* proxy: the front end */
-    SLOT_SPAWN_STATUS,                      /* launcher `rank` of a spawned job (spawn.c) */
+    SLOT_SPAWN_STATUS,                      /* a spawned job's launcher, by its fd (spawn.c) */
 };
 
 /* A proxy stops reading its ranks' output while this much waits to go to
@@ -124,7 +124,7 @@ static void poll_set_build(struct poll_set *set, const struct job *job, int sign
         poll_add(set, job->stdin_fwd.to_rank0, POLLOUT, (struct slot){SLOT_STDIN_PIPE});
     for (int i = 0; i < spawn_launchers(); i++)
         if (spawn_launcher_status_fd(i) >= 0)
-            poll_add(set, spawn_launcher_status_fd(i), POLLIN, (struct slot){SLOT_SPAWN_STATUS, i});
+            poll_add(set, spawn_launcher_status_fd(i), POLLIN, (struct slot){SLOT_SPAWN_STATUS});
     short stdin_events, pipe_events;
     if (!job->up && stdin_forward_poll_events(&job->stdin_fwd, &stdin_events, &pipe_events)) {
         if (stdin_events)
@@ -207,8 +207,9 @@ static void slot_dispatch(struct job *job, const struct pollfd *p, const struct 
         frame_link_flush(&job->up->link);
         break;
     case SLOT_SPAWN_STATUS:
-        if (spawn_launcher_status_fd(slot->rank) == p->fd)
-            spawn_launcher_status_readable(job, slot->rank);
+        /* Not by index: a SIGCHLD handled earlier in this round may have
+         * reaped a launcher and moved the others (spawn_reap). */
+        spawn_launcher_status_readable(job, p->fd);
         break;
     }
 }

@@ -78,6 +78,7 @@ int main(int argc, char **argv)
     }
     event_loop_run(&job, signal_fd);
     status = job_finish(&job);
+    spawn_status_ended(status);
     profile_finish(&opt);
     options_free(&opt);
     return status;

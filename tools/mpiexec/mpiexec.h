@@ -449,15 +449,18 @@ void spawn_line(struct job *job, struct rank *r, const char *line);
 void spawn_reap(void);
 int spawn_all_done(void);
 void spawn_signal(int signo);
-/* The launchers' reports (spawn_status.c), polled by event_loop.c. */
+/* The launchers' reports (spawn_status.c), polled by event_loop.c: the
+ * index only lists the descriptors to poll; a ready one is named by its
+ * descriptor, as spawn_reap may move launchers in between. */
 int spawn_launchers(void);
 int spawn_launcher_status_fd(int i);
-void spawn_launcher_status_readable(struct job *job, int i);
+void spawn_launcher_status_readable(struct job *job, int fd);
 
 /* spawn_status.c: a spawned job's mpiexec reporting to the one that started it */
 void spawn_status_open(int fd);
 void spawn_status_started(void);
 void spawn_status_failed(const char *message);
+void spawn_status_ended(int exit_status);      /* only if nothing was reported */
 
 /* kvs.c */
 struct kvs *kvs_create(void);

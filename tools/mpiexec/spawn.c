@@ -512,10 +512,32 @@ void spawn_line(struct job *job, struct rank *r, const char *line)
 
 /* ------------------------------------------------------------ the launchers */
 
-/* The launcher's report: the spawning rank gets its answer. */
-void spawn_launcher_status_readable(struct job *job, int i)
+/* The launcher whose report comes on fd, or NULL: a descriptor closed
+ * since the poll set was built belongs to nobody. */
+static struct launcher *launcher_of_status(int fd)
 {
-    struct launcher *l = &launchers[i];
+    for (int i = 0; fd >= 0 && i < nlaunchers; i++)
+        if (launchers[i].status_fd == fd)
+            return &launchers[i];
+    return NULL;
+}
+
+/* The launcher's report: the spawning rank gets its answer, exactly once.
+ * Looked up by descriptor rather than by the index the poll set was built
+ * with: when a SIGCHLD earlier in the same poll round lets spawn_reap drop
+ * a finished launcher, the last one moves into its place, and the stale
+ * index then named a copy left behind past the end.  Reading that copy
+ * answered the rank and closed the descriptor, while the moved entry kept
+ * it as open; the next poll saw POLLNVAL, read nothing, and sent a second
+ * answer, "ended before starting it", which the rank's next spawn took
+ * for its own, so every later spawn got the answer meant for the one
+ * before (a refused host reported as an ended mpiexec, the error codes of
+ * a spawn_multiple naming the previous spawn's program). */
+void spawn_launcher_status_readable(struct job *job, int fd)
+{
+    struct launcher *l = launcher_of_status(fd);
+    if (!l)
+        return;
     ssize_t got;
     while (l->len < sizeof l->report - 1
            && (got = read(l->status_fd, l->report + l->len, sizeof l->report - 1 - l->len)) != 0) {

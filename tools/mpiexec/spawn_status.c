@@ -9,7 +9,9 @@
  * look like success, and the parents would wait UZURA_PORT_TIMEOUT for
  * children that never come, and then not know why.  The descriptor is
  * given by the hidden option -spawn-status-fd N; anything after the first
- * report is the job's own business.
+ * report is the job's own business.  An mpiexec that ends without having
+ * reported says so itself (spawn_status_ended), so the spawning rank gets a
+ * reason with an exit status rather than just the pipe's end.
  */
 #include "mpiexec.h"
 
@@ -52,4 +54,12 @@ void spawn_status_failed(const char *message)
     char line[UZ_PMI_LINE_MAX];
     snprintf(line, sizeof line, "fail %s\n", message);
     report(line);
+}
+
+void spawn_status_ended(int exit_status)
+{
+    char line[128];
+    snprintf(line, sizeof line, "mpiexec of the spawned job ended (exit status %d) "
+             "before all its processes were started", exit_status);
+    spawn_status_failed(line);
 }
