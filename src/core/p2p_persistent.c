@@ -56,7 +56,10 @@ static int make_persistent(void *buf, MPI_Count count, uz_datatype *dt, int peer
                            int is_recv, enum uz_send_mode mode, MPI_Request *request)
 {
     struct persistent_args *a = malloc(sizeof(*a));
+    /* The request layer's free list is shared by every thread. */
+    uz_lock();
     uz_request *r = a ? uz_request_new(UZ_REQ_PERSISTENT) : NULL;
+    uz_unlock();
     if (!r) {
         free(a);
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a persistent request");
