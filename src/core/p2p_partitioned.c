@@ -22,6 +22,7 @@
 #include "core/error_raise.h"
 #include "core/info.h"
 #include "core/p2p_partitioned.h"
+#include "core/p2p_persistent.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/stats.h"
 #include "pt2pt/status.h"
@@ -540,18 +541,7 @@ static int make_partitioned(void *buf, int partitions, MPI_Count count, uz_datat
     p->part_bytes = (size_t)(count * dt->size);
     p->total = (size_t)bytes;
     p->elements = elements;
-    r->ops = &part_ops;
-    r->ops_state = p;
-    r->buf = buf;
-    r->count = count;
-    r->datatype = dt;
-    uz_dt_retain(dt);
-    r->peer = peer;
-    r->tag = tag;
-    r->comm = comm;
-    uz_comm_retain(comm);
-    r->context_id = comm->context_id;
-    atomic_store(&r->complete, 1);      /* an inactive request counts as complete */
+    uz_persistent_describe(r, &part_ops, p, buf, count, dt, peer, tag, comm);
     if (!uz_dt_is_contig(dt, elements) && bytes > 0)
         p->staging = malloc((size_t)bytes);
     p->base = p->staging ? p->staging : bytes ? (unsigned char *)buf + dt->true_lb : buf;

@@ -11,6 +11,7 @@
 
 #include "base/lock.h"
 #include "core/comm.h"
+#include "core/p2p_persistent.h"
 #include "core/error_raise.h"
 #include "datatype/dt_engine.h"
 #include "core/p2p_bsend.h"
@@ -52,6 +53,23 @@ static const struct uz_request_ops persistent_ops = {
     .destroy = pt2pt_destroy,
 };
 
+void uz_persistent_describe(uz_request *r, const struct uz_request_ops *ops, void *state, void *buf,
+                            MPI_Count count, uz_datatype *dt, int peer, int tag, uz_comm *comm)
+{
+    r->ops = ops;
+    r->ops_state = state;
+    r->buf = buf;
+    r->count = count;
+    r->datatype = dt;
+    uz_dt_retain(dt);
+    r->peer = peer;
+    r->tag = tag;
+    r->comm = comm;
+    uz_comm_retain(comm);
+    r->context_id = comm->context_id;
+    atomic_store(&r->complete, 1);      /* an inactive request counts as complete */
+}
+
 static int make_persistent(void *buf, MPI_Count count, uz_datatype *dt, int peer, int tag, uz_comm *comm,
                            int is_recv, enum uz_send_mode mode, MPI_Request *request)
 {
@@ -66,18 +84,7 @@ static int make_persistent(void *buf, MPI_Count count, uz_datatype *dt, int peer
     }
     a->is_recv = is_recv;
     a->mode = mode;
-    r->ops = &persistent_ops;
-    r->ops_state = a;
-    r->buf = buf;
-    r->count = count;
-    r->datatype = dt;
-    uz_dt_retain(dt);
-    r->peer = peer;
-    r->tag = tag;
-    r->comm = comm;
-    uz_comm_retain(comm);
-    r->context_id = comm->context_id;
-    atomic_store(&r->complete, 1);      /* an inactive request counts as complete */
+    uz_persistent_describe(r, &persistent_ops, a, buf, count, dt, peer, tag, comm);
     *request = uz_request_handle(r);
     return MPI_SUCCESS;
 }
