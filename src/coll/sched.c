@@ -455,8 +455,6 @@ static int start_child(struct uz_sched *s, uz_request **out)
     begin(s);
     if (!request_poll(req))
         uz_progress_register(req);
-    /* MPI_Comm_disconnect waits for it, as for a pending Isend. */
-    uz_comm_track_request(s->comm, req);
     *out = req;
     return MPI_SUCCESS;
 }

@@ -53,17 +53,10 @@ typedef struct MPI_ABI_Comm {
      * context_id + 1, kept ready so that a send hands over one pointer
      * (uz_comm_p2p_update() whenever the context or the groups change). */
     struct uz_p2p_comm p2p, p2p_coll;
-    /* The user's nonblocking point-to-point requests on it that are not
-     * complete yet (p2p_send_recv.c): MPI_Comm_disconnect waits for them. */
-    int pending_reqs;
     char name[MPI_MAX_OBJECT_NAME];
 } uz_comm;
 
 extern uz_comm uz_comm_world, uz_comm_self;
-
-/* Count a user's nonblocking point-to-point request on `comm` in
- * comm->pending_reqs until it completes (p2p_send_recv.c). */
-void uz_comm_track_request(uz_comm *comm, struct MPI_ABI_Request *r);
 
 static inline uz_comm *uz_comm_get(MPI_Comm h)
 {

@@ -50,15 +50,18 @@ static int collect(const uz_group *g, int *list, int n)
 
 static int no_pending(void *arg)
 {
-    return ((uz_comm *)arg)->pending_reqs == 0;
+    return !uz_request_pending_on(arg);
 }
 
-/* The user's Isend/Irecv on `c` complete (a peer receiving one after we
- * entered here is served by our progress meanwhile). */
+/* Every send and receive on `c` completes: the user's nonblocking ones,
+ * started persistent ones, those of nonblocking collectives and buffered
+ * sends (a peer receiving one after we entered here is served by our
+ * progress meanwhile).  Found by looking at every request rather than
+ * counted as they start, which would cost each Isend and Irecv. */
 static void complete_pending(uz_comm *c)
 {
     uz_lock();
-    if (c->pending_reqs > 0)
+    if (uz_request_pending_on(c))
         uz_progress_wait(no_pending, c);
     uz_unlock();
 }

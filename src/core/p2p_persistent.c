@@ -35,8 +35,6 @@ static int pt2pt_start(uz_request *r)
         err = uz_pt2pt_send(r->buf, r->count, r->datatype, r->peer, r->tag, &r->comm->p2p, a->mode, &child);
     if (err)
         return err;
-    if (a->mode != UZ_SEND_BUFFERED || a->is_recv)
-        uz_comm_track_request(r->comm, child);
     r->child = child;
     r->active = 1;
     return MPI_SUCCESS;

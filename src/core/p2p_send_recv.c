@@ -23,29 +23,6 @@ static const char *const blocking_send_name[] = {
     [UZ_SEND_BUFFERED] = "MPI_Bsend",
 };
 
-/* Count a user's nonblocking request on `comm` until it completes, so that
- * MPI_Comm_disconnect can wait for it (MPI 4.1 section 11.10.4).  The
- * completion hook is free on a plain send or receive; a request that
- * finished inside the call is not counted. */
-static void untrack(uz_request *r)
-{
-    ((uz_comm *)r->hook_arg)->pending_reqs--;
-}
-
-static inline void track(uz_comm *comm, uz_request *r)
-{
-    if (uz_request_is_complete(r) || r->on_complete)
-        return;
-    r->hook_arg = comm;
-    r->on_complete = untrack;
-    comm->pending_reqs++;
-}
-
-void uz_comm_track_request(uz_comm *comm, uz_request *r)
-{
-    track(comm, r);
-}
-
 /* Inlined into each caller with its constant mode and request: the
  * nonblocking forms then carry nothing of the blocking ones' wait note. */
 static UZ_ALWAYS_INLINE int send_mode(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
@@ -63,8 +40,6 @@ static UZ_ALWAYS_INLINE int send_mode(const void *buf, MPI_Count count, uz_datat
     uz_request *r = NULL;
     uz_lock();
     int err = uz_pt2pt_send(buf, count, dt, dest, tag, &comm->p2p, mode, &r);
-    if (!err)
-        track(comm, r);
     uz_unlock();
     if (!err)
         *request = uz_request_handle(r);
@@ -124,8 +99,6 @@ int uz_mpi_Irecv_c(void *buf, MPI_Count count, uz_datatype *datatype, int source
     uz_request *r;
     uz_lock();
     int err = uz_pt2pt_recv(buf, count, datatype, source, tag, &comm->p2p, NULL, &r);
-    if (!err)
-        track(comm, r);
     uz_unlock();
     if (!err)
         *request = uz_request_handle(r);
@@ -264,7 +237,6 @@ static int isendrecv(const void *sendbuf, MPI_Count sendcount, uz_datatype *send
     }
     if (!sendrecv_poll(req))
         uz_progress_register(req);
-    uz_comm_track_request(comm, req);
     *request = uz_request_handle(req);
     return MPI_SUCCESS;
 }

@@ -122,11 +122,14 @@ int uz_mpi_Wait(MPI_Request *request, MPI_Status *status)
     uz_request *r = uz_request_get(*request);
     if (!r)
         return invalid_request("MPI_Wait", -1);
-    struct uz_wait_note note = { .call = "MPI_Wait", .one = r, .reqs = &note.one, .nreqs = 1 };
     uz_lock();
-    struct uz_wait_note *prev = uz_wait_note_enter(&note);
-    uz_progress_wait(wait_done, r);
-    uz_wait_note_leave(prev);
+    if (!is_done(r)) {
+        /* Named for the hang diagnosis only when there is a wait. */
+        struct uz_wait_note note = { .call = "MPI_Wait", .one = r, .reqs = &note.one, .nreqs = 1 };
+        struct uz_wait_note *prev = uz_wait_note_enter(&note);
+        uz_progress_wait(wait_done, r);
+        uz_wait_note_leave(prev);
+    }
     uz_comm *comm = r->comm;
     if (comm)
         uz_comm_retain(comm);
@@ -223,14 +226,20 @@ int uz_mpi_Request_free(MPI_Request *request)
 struct multi {
     int count;
     uz_request **reqs;
+    int first_open;             /* all_done: the requests before it are done */
 };
 
+/* Requests stay done while a wait runs, so each look resumes at the first
+ * one that was not: a window of receives completing in order is one pass,
+ * not a pass per progress call. */
 static int all_done(void *arg)
 {
     struct multi *m = arg;
-    for (int i = 0; i < m->count; i++)
-        if (m->reqs[i] && !is_done(m->reqs[i]))
+    for (; m->first_open < m->count; m->first_open++) {
+        uz_request *r = m->reqs[m->first_open];
+        if (r && !is_done(r))
             return 0;
+    }
     return 1;
 }
 
@@ -305,11 +314,13 @@ int uz_mpi_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_
         uz_unlock();
         err = bad;
     } else {
-        struct multi m = { count, reqs };
-        struct uz_wait_note note = { .call = "MPI_Waitall", .reqs = reqs, .nreqs = count };
-        struct uz_wait_note *prev = uz_wait_note_enter(&note);
-        uz_progress_wait(all_done, &m);
-        uz_wait_note_leave(prev);
+        struct multi m = { count, reqs, 0 };
+        if (!all_done(&m)) {
+            struct uz_wait_note note = { .call = "MPI_Waitall", .reqs = reqs, .nreqs = count };
+            struct uz_wait_note *prev = uz_wait_note_enter(&note);
+            uz_progress_wait(all_done, &m);
+            uz_wait_note_leave(prev);
+        }
         err = retire_all("MPI_Waitall", count, array_of_requests, reqs, array_of_statuses);
         uz_unlock();
     }

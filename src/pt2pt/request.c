@@ -18,6 +18,40 @@
 static uz_request *free_requests;
 static long live_requests;
 
+/* Every request object ever carved (they never go back to the arena, only
+ * to free_requests), so that a rare question about all live requests
+ * (uz_request_pending_on) costs the fast path nothing. */
+static uz_request **every_request;
+static size_t n_every, cap_every;
+
+static uz_request *carve_request(void)
+{
+    if (n_every == cap_every) {
+        size_t cap = cap_every ? 2 * cap_every : 64;
+        uz_request **grown = realloc(every_request, cap * sizeof(*grown));
+        if (!grown)
+            return NULL;
+        every_request = grown;
+        cap_every = cap;
+    }
+    uz_request *req = uz_object_alloc(sizeof(*req));
+    if (req)
+        every_request[n_every++] = req;
+    return req;
+}
+
+int uz_request_pending_on(const uz_comm *comm)
+{
+    for (size_t i = 0; i < n_every; i++) {
+        const uz_request *r = every_request[i];
+        /* A persistent request's running operation is a request of its own. */
+        if (r->obj.magic == UZ_MAGIC_REQUEST && r->kind != UZ_REQ_PERSISTENT && r->comm == comm &&
+            !uz_request_is_complete(r))
+            return 1;
+    }
+    return 0;
+}
+
 uz_request *uz_request_get(MPI_Request h)
 {
     if (uz_handle_is_predefined(h))
@@ -30,7 +64,7 @@ uz_request *uz_request_new(enum uz_request_kind kind)
     uz_request *req = free_requests;
     if (req)
         free_requests = req->next;
-    else if (!(req = uz_object_alloc(sizeof(*req))))
+    else if (!(req = carve_request()))
         return NULL;
     memset(req, 0, sizeof(*req));
     uz_object_init(&req->obj, UZ_MAGIC_REQUEST);

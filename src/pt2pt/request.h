@@ -100,13 +100,31 @@ typedef struct MPI_ABI_Request {
     uint64_t cookie;            /* names this request to peers (0: none) */
     uint64_t post_seq;          /* receives: order of posting, for wildcard matching */
 
-    /* Send state. */
+    /* Send state.  Two of its words are free in a receive, which keeps
+     * there what only receives need: a request fits in five cache lines
+     * (320 bytes; the arena rounds to 64), which the allocation clears. */
     size_t sent;                /* payload bytes injected */
-    size_t send_limit;          /* bytes the receiver takes (rendezvous) */
-    uint64_t peer_cookie;       /* receiver's request, for DATA */
+    union {
+        size_t send_limit;      /* send: bytes the receiver takes (rendezvous) */
+        /* Receive, UZURA_TRACE=stages (pt2pt/trace.h): when it was posted. */
+        uint64_t trace_posted;
+    };
+    union {
+        uint64_t peer_cookie;   /* send: receiver's request, for DATA */
+        /* Receive: called once, when it is matched to a message (msg_tag
+         * and msg_size are set), before any later message from that
+         * source is matched.  A completion is no such point: a rendezvous
+         * sender may learn that its bytes were copied, and send again,
+         * before this side's progress reports the copy done, so a layer
+         * that must withdraw other receives because of what a message is
+         * does it here. */
+        void (*on_match)(struct MPI_ABI_Request *req);
+    };
     struct uz_bulk_desc bulk;
     struct iovec *bulk_iov;     /* our runs for a bulk transfer */
     int bulk_niov;
+    /* UZURA_TRACE=stages: the message's number, 0 when not traced. */
+    uint32_t trace_seq;
     struct iovec bulk_iov_one;
     uint8_t bulk_offered;       /* a bulk transfer is offered for this send */
     uint8_t bulk_kind;          /* what was offered (enum uz_rts_bulk) */
@@ -134,22 +152,13 @@ typedef struct MPI_ABI_Request {
     /* Called once, when the request completes (before user visibility of
      * completion), by layers built on point-to-point. */
     void (*on_complete)(struct MPI_ABI_Request *req);
-    /* Called once, when a receive is matched to a message (msg_tag and
-     * msg_size are set), before any later message from that source is
-     * matched.  A completion is no such point: a rendezvous sender may
-     * learn that its bytes were copied, and send again, before this side's
-     * progress reports the copy done, so a layer that must withdraw other
-     * receives because of what a message is does it here. */
-    void (*on_match)(struct MPI_ABI_Request *req);
     void *hook_arg;             /* for on_complete and on_match */
 
     const struct uz_request_ops *ops;
     void *ops_state;
-    /* UZURA_TRACE=stages (pt2pt/trace.h): the message's number, 0 when not
-     * traced, and when the receive was posted. */
-    uint32_t trace_seq;
-    uint64_t trace_posted;
 } uz_request;
+
+_Static_assert(sizeof(uz_request) <= 320, "a request outgrew its five cache lines");
 
 uz_request *uz_request_get(MPI_Request h);
 
@@ -179,6 +188,12 @@ static inline int uz_request_is_complete(const uz_request *req)
 {
     return atomic_load_explicit(&req->complete, memory_order_acquire);
 }
+
+/* Some operation on `comm` has not completed: a send or receive (the
+ * user's, a persistent one's running round, a buffered send's, a
+ * collective's), a nonblocking collective.  What MPI_Comm_disconnect
+ * waits for.  Looks at every request, for rare callers only. */
+int uz_request_pending_on(const uz_comm *comm);
 
 /* Requests currently alive (for leak checks in tests). */
 long uz_request_live_count(void);
