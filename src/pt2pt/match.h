@@ -30,6 +30,7 @@ struct uz_unexpected {
     uint8_t flags;              /* UZ_MSG_SYNC */
     uint8_t queued;             /* still on the queues (not probed away by MPI_Mprobe) */
     uint8_t has_bulk;
+    uint32_t trace_seq;         /* UZURA_TRACE=stages: its number, 0 when not traced */
     size_t size;                /* bytes of the whole message */
     size_t arrived;             /* eager bytes received so far */
     uint64_t cookie;            /* sender's (synchronous ACK or rendezvous) */
@@ -37,7 +38,6 @@ struct uz_unexpected {
     /* Set when a receive took this message while it was still arriving:
      * the rest of its pieces go straight to that receive's buffer. */
     uz_request *claimed;
-    uint32_t trace_seq;         /* UZURA_TRACE=stages: its number, 0 when not traced */
     unsigned char *data;        /* eager bytes (points at `small` when they fit) */
     unsigned char small[64];
 };

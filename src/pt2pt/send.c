@@ -538,19 +538,29 @@ static UZ_ALWAYS_INLINE int send_to(const void *buf, MPI_Count count, uz_datatyp
             pl.iov = iov_from_cursor;
             pl.pack_ctx = &cursor;
         }
+        /* Counted before it goes: a transport publishes a record behind a
+         * full barrier (shm's sequence word) that waits for the record's
+         * bytes to reach the peer's cache; what is done before it overlaps
+         * that wait, what comes after waits behind it (measured: the counts
+         * after the send cost 6 % of the 64-byte message rate).  Taken back
+         * if it did not go. */
+        struct uz_traffic *traffic = &uz_traffic[p->traffic];
+        traffic->msgs_sent++;
+        traffic->bytes_sent += bytes;
+        uz_pt2pt_stats.eager_sent++;
         int rc = uz_path_send(p, &h, sizeof(h), &pl);
         if (rc == 0) {
             if (UZ_UNLIKELY(trace_seq)) {
                 uz_trace_send_out(UZ_STAGE_SEND_ENQUEUED, trace_seq, tag, world);
                 uz_trace_send_done(trace_seq, tag, world);
             }
-            uz_pt2pt_stats.eager_sent++;
-            uz_traffic[p->traffic].msgs_sent++;
-            uz_traffic[p->traffic].bytes_sent += bytes;
             if (out && !(*out = completed_send_request()))
                 return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
             return MPI_SUCCESS;
         }
+        traffic->msgs_sent--;
+        traffic->bytes_sent -= bytes;
+        uz_pt2pt_stats.eager_sent--;
         if (rc != -EAGAIN)
             return rc;
     }

@@ -128,8 +128,11 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
     slot->len = (uint32_t)len;
     note_record(tx->payload_first, idx, need);
     clear_payload_first(tx, (idx + need) & tx->mask);
+    /* Read before the barrier below, which later loads would wait behind. */
+    int traced = uz_trace_stages;
     atomic_store_explicit(&slot->seq, (uint32_t)(pos + 1), memory_order_seq_cst);
-    uz_trace_enqueued();
+    if (UZ_UNLIKELY(traced))
+        uz_trace_enqueued();
     tx->produced = pos + need;
     if (atomic_load_explicit(&shm_peer_ctl(peer)->sleeping, memory_order_relaxed))
         uz_shm_wake(peer);
