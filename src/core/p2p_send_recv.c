@@ -29,11 +29,10 @@ static UZ_ALWAYS_INLINE int send_mode(const void *buf, MPI_Count count, uz_datat
                                       uz_comm *comm, enum uz_send_mode mode, MPI_Request *request)
 {
     if (!request) {
-        struct uz_wait_note note = { .call = blocking_send_name[mode] };
         uz_lock();
-        struct uz_wait_note *prev = uz_wait_note_enter(&note);
+        uz_wait_call = blocking_send_name[mode];
         int err = uz_pt2pt_send(buf, count, dt, dest, tag, &comm->p2p, mode, NULL);
-        uz_wait_note_leave(prev);
+        uz_wait_call = NULL;
         uz_unlock();
         return err;
     }
@@ -84,11 +83,10 @@ int uz_mpi_Irsend_c(const void *buf, MPI_Count count, uz_datatype *datatype, int
 int uz_mpi_Recv_c(void *buf, MPI_Count count, uz_datatype *datatype, int source, int tag, uz_comm *comm,
                   MPI_Status *status)
 {
-    struct uz_wait_note note = { .call = "MPI_Recv" };
     uz_lock();
-    struct uz_wait_note *prev = uz_wait_note_enter(&note);
+    uz_wait_call = "MPI_Recv";
     int err = uz_pt2pt_recv(buf, count, datatype, source, tag, &comm->p2p, status, NULL);
-    uz_wait_note_leave(prev);
+    uz_wait_call = NULL;
     uz_unlock();
     return err;
 }

@@ -158,6 +158,7 @@ static void publish(int blocked)
 void uz_wait_state_open(void)
 {
     uz_wait_note = NULL;                /* a previous run's note is gone with its frame */
+    uz_wait_call = NULL;
     if (page) {
         uz_wait_publish = publish;
         return;

@@ -239,6 +239,7 @@ static inline void count_idle(long since, long now)
 /* The hang diagnosis (wait_note.h): what the running blocking procedure
  * waits for, and the core's writer of the state page. */
 _Thread_local struct uz_wait_note *uz_wait_note __attribute__((tls_model("initial-exec")));
+_Thread_local const char *uz_wait_call __attribute__((tls_model("initial-exec")));
 void (*uz_wait_publish)(int blocked);
 
 /* A rank that stays blocked rewrites its page this often (ns of idle time),
@@ -309,8 +310,22 @@ static int request_done(void *arg)
     return uz_request_is_complete(arg);
 }
 
+/* A blocking send or receive named only in uz_wait_call (wait_note.h)
+ * that has to wait: its note, now. */
+static UZ_COLD void wait_named(uz_request *req)
+{
+    struct uz_wait_note note = { .call = uz_wait_call, .one = req, .reqs = &note.one, .nreqs = 1 };
+    struct uz_wait_note *prev = uz_wait_note_enter(&note);
+    uz_progress_wait(request_done, req);
+    uz_wait_note_leave(prev);
+}
+
 void uz_request_wait(uz_request *req)
 {
+    if (!uz_wait_note && uz_wait_call && !uz_request_is_complete(req)) {
+        wait_named(req);
+        return;
+    }
     uz_wait_note_request(req);
     uz_progress_wait(request_done, req);
 }

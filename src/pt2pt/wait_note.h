@@ -34,6 +34,13 @@ struct uz_wait_note {
  * that it costs what a global costs (one %fs-relative access). */
 extern _Thread_local struct uz_wait_note *uz_wait_note __attribute__((tls_model("initial-exec")));
 
+/* The blocking send or receive procedure running now ("MPI_Recv"), or
+ * NULL.  Cheaper than a note, which such a call needs only if it comes to
+ * wait: uz_request_wait then makes one with this name (a Send that goes out
+ * at once, a Recv whose message is here, never does; ping-pong latency paid
+ * 3 ns for building notes up front). */
+extern _Thread_local const char *uz_wait_call __attribute__((tls_model("initial-exec")));
+
 /* Set by the MPI core when the job wants the state published (NULL
  * otherwise): blocked = 1 when a wait is about to sleep, 0 when a wait
  * that published ends. */
