@@ -46,7 +46,7 @@ static const struct op_desc ops[UZ_COLL_OPS] = {
                                alltoallv_words },
     [UZ_COLL_OP_REDUCE_SCATTER] = { "reduce_scatter", "COLL_REDUCE_SCATTER", &uz_config.coll_reduce_scatter,
                                     REDUCE_SCATTER_SHM, reduce_scatter_words },
-    [UZ_COLL_OP_SCAN] = { "scan", "COLL_SCAN", &uz_config.coll_scan, -1, scan_words },
+    [UZ_COLL_OP_SCAN] = { "scan", "COLL_SCAN", &uz_config.coll_scan, SCAN_SHM, scan_words },
 };
 
 const char *uz_coll_op_name(enum uz_coll_op op)
@@ -148,6 +148,7 @@ int uz_coll_shm_wanted(const struct uz_coll_situation *s, int want)
          * rank (message passing needs a copy of the whole vector per rank). */
         return wanted(want, 0, SYNC, over);
     case UZ_COLL_OP_SCAN:
+        return wanted(want, s->bytes, SYNC, over);
     case UZ_COLL_OPS:
         break;
     }
@@ -278,8 +279,9 @@ static int reduce_scatter_choice(const struct uz_coll_situation *s)
 static int scan_choice(const struct uz_coll_situation *s)
 {
     enum { CHAIN_MAX_RANKS = 8, CHAIN_MIN_BYTES = 16384 };
-    if (uz_config.coll_scan != UZ_ALG_AUTO)
-        return uz_config.coll_scan;
+    int alg = uz_coll_forced(uz_config.coll_scan, SCAN_SHM);
+    if (alg != UZ_ALG_AUTO)
+        return alg;
     if (s->p <= CHAIN_MAX_RANKS || s->bytes >= CHAIN_MIN_BYTES || s->oversubscribed)
         return SCAN_LINEAR;
     return SCAN_RECURSIVE_DOUBLING;
