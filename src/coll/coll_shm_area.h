@@ -35,6 +35,9 @@ struct area_hdr {
 
 struct done_line {
     _Alignas(LINE) atomic_ulong k;              /* last operation this rank finished */
+    /* Last operation in which this rank's slot was complete, for
+     * operations whose ranks each wait for some others only (Scan). */
+    atomic_ulong posted;
 };
 
 struct lane {

@@ -2,20 +2,24 @@
  * coll_shm_scan.c — MPI_Scan and MPI_Exscan through the communicator's
  * shared area (coll_shm.c explains the area, coll_shm_area.h its steps).
  *
- * One operation per slot-sized piece of the vector: every rank writes its
- * piece into its slot and arrives; then rank i combines slots 0..i (Exscan:
- * 0..i-1) straight from the area into its receive buffer, from the highest
- * slot down (slot j op what it has so far), which keeps rank order for
- * operations that do not commute.  Rank 0 needs nobody's data, so it leaves
- * after arriving; the others wait for the release, once per piece.
+ * One operation per slot-sized piece of the vector: every rank but the
+ * highest (whose slot nobody reads) writes its piece into its slot and
+ * posts the operation's number in its own control line; rank i waits for
+ * the posts of ranks 0..i-1 only, then combines slots i-1..0 (Exscan:
+ * i-2..0) with its own input straight into its receive buffer, highest
+ * slot first (slot j op what it has so far), which keeps rank order for
+ * operations that do not commute.  Rank 0 waits for nobody.
  *
  * Why: the chain it replaces waits p - 1 times in a row, each rank for the
- * one below, and with ranks sharing a core every hop of the chain's
- * rendezvous is a trip through the scheduler (np 4 on 2 cores, 32 KiB:
- * 36 us against Open MPI's 18).  Here every rank waits at most once per
- * piece, for all of them together.  The price is work: rank i combines i
- * vectors where the chain combines one, so the policy (coll_policy.c)
- * takes this path where that was measured to pay.
+ * one below to finish, and with ranks sharing a core every hop of the
+ * chain's rendezvous is a trip through the scheduler (np 4 on 2 cores,
+ * 32 KiB: the chain 17-36 us, Open MPI 18, this 10.5).  Here no rank waits
+ * for another to finish, only for the ranks below it to have written.  The
+ * price is work: rank i combines i vectors where the chain combines one,
+ * so the policy (coll_policy.c) takes this path only where it measured
+ * faster.  Sharing the combining instead (each rank turning its share of
+ * elements of all slots into prefixes, then a second meeting) measured no
+ * faster at np 4 or 8 on 2 cores, and was dropped.
  *
  * Slots hold the reduction's working form (reducer.h): packed basic
  * elements for predefined operations; for user operations the user's own
@@ -81,20 +85,20 @@ static const void *slot_operand(const struct uz_reducer *r, const unsigned char 
     return r->packed ? (const void *)slot : (const void *)(slot - r->lb);
 }
 
-/* The result's starting value: units [u0, u0 + nu) of slot `from`
- * (`mine` is this rank's own slot, whose units are also in c->in). */
-static void start_result(const struct scan_call *c, MPI_Count u0, MPI_Count nu, const unsigned char *from,
-                         const unsigned char *mine, void *res)
+/* The result's starting value: units [u0, u0 + nu) of slot `from`, or
+ * of this rank's own input when `from` is NULL (taken from the input, not
+ * the slot: the highest rank writes no slot). */
+static void start_result(const struct scan_call *c, MPI_Count u0, MPI_Count nu, const unsigned char *from, void *res)
 {
     const struct uz_reducer *r = c->r;
-    if (r->packed) {
-        if (from != mine || !c->in_place || !c->direct)
-            memcpy(res, from, (size_t)(nu * r->stride));
-    } else if (from != mine) {
+    if (from && r->packed)
+        memcpy(res, from, (size_t)(nu * r->stride));
+    else if (from)
         uz_coll_local_copy(slot_operand(r, from), nu, c->dt, res, nu, c->dt);
-    } else if (!c->in_place) {
+    else if (r->packed && !(c->in_place && c->direct))
+        pack_range(c->in, c->count, c->dt, (size_t)(u0 * r->stride), (size_t)(nu * r->stride), res);
+    else if (!r->packed && !c->in_place)
         uz_coll_local_copy((const char *)c->in + u0 * r->stride, nu, c->dt, res, nu, c->dt);
-    }
 }
 
 /* The packed result of a piece, when it was built in the stage. */
@@ -105,32 +109,35 @@ static void finish_piece(const struct scan_call *c, MPI_Count u0, MPI_Count nu)
         unpack_range(c->recvbuf, c->count, c->dt, (size_t)(u0 * r->stride), (size_t)(nu * r->stride), c->stage);
 }
 
+/* This rank's slot of operation k is complete: tell the ranks above. */
+static void post(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
+{
+    atomic_store_explicit(&L->done[sh->me].posted, k, memory_order_seq_cst);
+    wake_sleepers(sh);
+}
+
 /* One piece: units [u0, u0 + nu) through one operation of lane L. */
 static void scan_piece(struct uz_coll_shm *sh, struct lane *L, const struct scan_call *c, MPI_Count u0,
                        MPI_Count nu)
 {
     int me = sh->me;
     uint64_t k = op_begin(sh, L);
-    unsigned char *mine = slot_of(sh, L, k, me);
-    put_piece(c, u0, nu, mine);
-    int last = arrive(sh, L, k);
-    if (last) {
-        release(sh, L, k);
-        all_arrived(L, k);
+    /* Nobody reads the highest rank's slot. */
+    if (me < sh->p - 1) {
+        put_piece(c, u0, nu, slot_of(sh, L, k, me));
+        post(sh, L, k);
     }
     /* Exscan's rank 0 gets nothing, and its buffer stays as it was. */
     if (!c->recvbuf || (c->exclusive && me == 0)) {
         op_end(sh, L, k);
         return;
     }
-    /* Rank 0's Scan result is its own input: it waits for nobody. */
-    if (me > 0 && !last) {
-        wait_release(sh, L, k);
-        all_arrived(L, k);
-    }
     int top = c->exclusive ? me - 1 : me;
+    for (int j = top; j >= 0; j--)
+        if (j != me)
+            wait_for(sh, &L->done[j].posted, k);
     void *res = result_at(c, u0);
-    start_result(c, u0, nu, slot_of(sh, L, k, top), mine, res);
+    start_result(c, u0, nu, top == me ? NULL : slot_of(sh, L, k, top), res);
     for (int j = top - 1; j >= 0; j--)
         uz_reducer_apply(c->r, slot_operand(c->r, slot_of(sh, L, k, j)), res, nu);
     finish_piece(c, u0, nu);
