@@ -113,24 +113,26 @@ static int wanted(int want, size_t bytes, enum shm_class cls, int oversubscribed
 }
 
 /* Scan/Exscan through the area (coll_shm_scan.c) with more ranks than
- * cores, from 8 KiB: there each hop of the chain's rendezvous is a trip
- * through the scheduler, where in the area each rank waits once, for the
- * ranks below it to have written.  Measured np 4 on 2 cores, Scan 32 KiB
- * 10.5 us against the chain's 18.0, 2 MiB 763 against 995; Exscan 32 KiB
- * 8.2 against 16.6; np 8 32 KiB 42 against 69.  Below 8 KiB the chain's
- * eager messages pipeline back-to-back calls better (8 B: 0.3 us against
- * 0.7).  But rank i combines i vectors where the chain's ranks combine
- * one each, and from 256 KiB at np 8 that work outweighed the waits
- * (Scan 350 us against 209), so beyond 4 ranks only while bytes x ranks
- * stays within 1 MiB.  With a core per rank the chain stays: at np 2 its
- * one-copy rendezvous made Exscan 2-4x faster from 256 KiB (more ranks,
- * each with a core, were not measured here). */
+ * cores, for vectors above EAGER_LIMIT: there each hop of the chain is a
+ * rendezvous, and each of its steps a trip through the scheduler, where in
+ * the area each rank waits once, for the ranks below it to have written.
+ * Measured np 4 on 2 cores: Scan 24 KiB 7.3 us against the chain's 38.8,
+ * 32 KiB 10.3 against 40.7, 256 KiB 79 against 97, 2 MiB 763 against 995;
+ * Exscan 32 KiB 8.2 against 37.9, 256 KiB 63 against 95.  Up to the eager
+ * limit the chain's eager messages pipeline back-to-back calls as well or
+ * better (np 4 8 KiB: 3.2 us against 3.8).  But rank i combines i vectors
+ * where the chain's ranks combine one each: at np 8 the area won up to 64
+ * KiB (73.6 us against 88.5) and lost from 128 KiB (138 against 87), so
+ * beyond 4 ranks only while bytes x ranks stays within 512 KiB.  With a
+ * core per rank the chain stays: at np 2 its one-copy rendezvous made
+ * Exscan 2-4x faster from 256 KiB (more ranks, each with a core, were not
+ * measured here). */
 static int scan_wanted(const struct uz_coll_situation *s, int want)
 {
-    enum { SCAN_SHM_MIN = 8192, SCAN_SHM_WORK = 1 << 20 };
+    enum { SCAN_SHM_WORK = 512 << 10 };
     if (want != 0)
         return want > 0;
-    return uz_config.coll_shm_max != 0 && s->oversubscribed && s->bytes >= SCAN_SHM_MIN &&
+    return uz_config.coll_shm_max != 0 && s->oversubscribed && s->bytes > uz_config.eager_limit &&
            (s->p <= 4 || s->bytes * (size_t)s->p <= SCAN_SHM_WORK);
 }
 
