@@ -2,7 +2,8 @@
  * coll_scan_area.c — MPI_Scan and MPI_Exscan on every element: predefined
  * and non-commutative user operations (rank order checked), contiguous and
  * derived datatypes with holes (which must stay untouched), in place or
- * not, vectors of one to many slot-sized pieces, back-to-back calls; and
+ * not, vectors of one to many slot-sized pieces, back-to-back calls, on the
+ * world and on a communicator of its ranks in reverse order; and
  * Exscan must leave rank 0's receive buffer as it was.
  *
  *   coll_scan_area [shm]    with "shm", also check (MPI_T state variable
@@ -13,6 +14,8 @@
  */
 #include "uztest.h"
 
+/* The communicator under test, and this rank's place in it. */
+static MPI_Comm comm;
 static int rank, size;
 
 enum { SENTINEL = 0x5a5a5a5a };
@@ -168,9 +171,9 @@ static void test(const struct tcase *t, int user, long n, int exclusive, int in_
     for (int s = 0; s < REPS; s++) {
         const void *in = in_place ? MPI_IN_PLACE : sb[s];
         if (exclusive)
-            CHECK_MPI(MPI_Exscan(in, rb[s], (int)n, t->type, op, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Exscan(in, rb[s], (int)n, t->type, op, comm));
         else
-            CHECK_MPI(MPI_Scan(in, rb[s], (int)n, t->type, op, MPI_COMM_WORLD));
+            CHECK_MPI(MPI_Scan(in, rb[s], (int)n, t->type, op, comm));
     }
     for (int s = 0; s < REPS; s++) {
         if (exclusive && rank == 0)
@@ -213,23 +216,17 @@ static void check_shm_ran(const char *what)
     MPI_T_pvar_session_free(&s);
 }
 
-int main(int argc, char **argv)
+/* Every case on `c`. */
+static void run_all(MPI_Comm c, int want_shm, const long *sizes, size_t nsizes)
 {
-    int provided;
-    MPI_Init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int want_shm = argc > 1 && strcmp(argv[1], "shm") == 0;
-    make_tcases();
-    CHECK_MPI(MPI_Op_create(affine_fn, 0, &affine));
-    /* Elements: none, one, within a small-lane slot, and many pieces. */
-    static const long sizes[] = { 0, 1, 7, 1000, 5000, 40000 };
+    comm = c;
+    MPI_Comm_rank(c, &rank);
+    MPI_Comm_size(c, &size);
     for (int ti = 0; ti < 4; ti++)
         for (int user = 0; user < 2; user++) {
             if (user && tcases[ti].nf != 2)
                 continue;
-            for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+            for (size_t si = 0; si < nsizes; si++)
                 for (int ex = 0; ex < 2; ex++)
                     for (int ip = 0; ip < 2; ip++) {
                         test(&tcases[ti], user, sizes[si], ex, ip);
@@ -237,6 +234,30 @@ int main(int argc, char **argv)
                             check_shm_ran(tcases[ti].name);
                     }
         }
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init(&argc, &argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    int want_shm = argc > 1 && strcmp(argv[1], "shm") == 0;
+    make_tcases();
+    CHECK_MPI(MPI_Op_create(affine_fn, 0, &affine));
+    /* Elements: none, one, within a small-lane slot, and many pieces. */
+    static const long sizes[] = { 0, 1, 7, 1000, 5000, 40000 };
+    run_all(MPI_COMM_WORLD, want_shm, sizes, sizeof(sizes) / sizeof(sizes[0]));
+    /* Ranks in reverse order, on a communicator with an area of its own:
+     * the area's slots follow ranks in the communicator, not the world. */
+    int wrank, wsize;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    MPI_Comm reversed;
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - 1 - wrank, &reversed));
+    static const long some[] = { 7, 40000 };
+    run_all(reversed, want_shm, some, 2);
+    MPI_Comm_free(&reversed);
+    comm = MPI_COMM_WORLD;
     MPI_Op_free(&affine);
     for (int ti = 1; ti < 4; ti++)
         MPI_Type_free(&tcases[ti].type);
