@@ -46,7 +46,7 @@ static const struct op_desc ops[UZ_COLL_OPS] = {
                                alltoallv_words },
     [UZ_COLL_OP_REDUCE_SCATTER] = { "reduce_scatter", "COLL_REDUCE_SCATTER", &uz_config.coll_reduce_scatter,
                                     REDUCE_SCATTER_SHM, reduce_scatter_words },
-    [UZ_COLL_OP_SCAN] = { "scan", "COLL_SCAN", &uz_config.coll_scan, -1, scan_words },
+    [UZ_COLL_OP_SCAN] = { "scan", "COLL_SCAN", &uz_config.coll_scan, SCAN_SHM, scan_words },
 };
 
 const char *uz_coll_op_name(enum uz_coll_op op)
@@ -112,6 +112,30 @@ static int wanted(int want, size_t bytes, enum shm_class cls, int oversubscribed
     return bytes <= uz_config.coll_shm_max || oversubscribed;
 }
 
+/* Scan/Exscan through the area (coll_shm_scan.c) with more ranks than
+ * cores, for vectors above EAGER_LIMIT: there each hop of the chain is a
+ * rendezvous, and each of its steps a trip through the scheduler, where in
+ * the area each rank waits once, for the ranks below it to have written.
+ * Measured np 4 on 2 cores: Scan 24 KiB 7.3 us against the chain's 38.8,
+ * 32 KiB 10.3 against 40.7, 256 KiB 79 against 97, 2 MiB 763 against 995;
+ * Exscan 32 KiB 8.2 against 37.9, 256 KiB 63 against 95.  Up to the eager
+ * limit the chain's eager messages pipeline back-to-back calls as well or
+ * better (np 4 8 KiB: 3.2 us against 3.8).  But rank i combines i vectors
+ * where the chain's ranks combine one each: at np 8 the area won up to 64
+ * KiB (73.6 us against 88.5) and lost from 128 KiB (138 against 87), so
+ * beyond 4 ranks only while bytes x ranks stays within 512 KiB.  With a
+ * core per rank the chain stays: at np 2 its one-copy rendezvous made
+ * Exscan 2-4x faster from 256 KiB (more ranks, each with a core, were not
+ * measured here). */
+static int scan_wanted(const struct uz_coll_situation *s, int want)
+{
+    enum { SCAN_SHM_WORK = 512 << 10 };
+    if (want != 0)
+        return want > 0;
+    return uz_config.coll_shm_max != 0 && s->oversubscribed && s->bytes > uz_config.eager_limit &&
+           (s->p <= 4 || s->bytes * (size_t)s->p <= SCAN_SHM_WORK);
+}
+
 int uz_coll_shm_pull(const struct uz_coll_situation *s, int want)
 {
     if (!s->fixed || (s->op != UZ_COLL_OP_ALLGATHER && s->op != UZ_COLL_OP_ALLTOALL))
@@ -148,6 +172,7 @@ int uz_coll_shm_wanted(const struct uz_coll_situation *s, int want)
          * rank (message passing needs a copy of the whole vector per rank). */
         return wanted(want, 0, SYNC, over);
     case UZ_COLL_OP_SCAN:
+        return scan_wanted(s, want);
     case UZ_COLL_OPS:
         break;
     }
@@ -278,8 +303,9 @@ static int reduce_scatter_choice(const struct uz_coll_situation *s)
 static int scan_choice(const struct uz_coll_situation *s)
 {
     enum { CHAIN_MAX_RANKS = 8, CHAIN_MIN_BYTES = 16384 };
-    if (uz_config.coll_scan != UZ_ALG_AUTO)
-        return uz_config.coll_scan;
+    int alg = uz_coll_forced(uz_config.coll_scan, SCAN_SHM);
+    if (alg != UZ_ALG_AUTO)
+        return alg;
     if (s->p <= CHAIN_MAX_RANKS || s->bytes >= CHAIN_MIN_BYTES || s->oversubscribed)
         return SCAN_LINEAR;
     return SCAN_RECURSIVE_DOUBLING;

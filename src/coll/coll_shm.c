@@ -42,55 +42,12 @@
 #include "base/runtime.h"
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
+#include "coll/coll_shm_area.h"
 #include "coll/coll_tune.h"
 #include "coll/coll_wait.h"
 #include "pt2pt/host_offload.h"
 #include "pt2pt/path.h"
 #include "pt2pt/pt2pt.h"
-
-enum { LINE = 64, MIN_SLOT = 8192, MAX_SLOT = 1 << 20 };
-enum { SMALL_PHASES = 16, SMALL_SLOT = 4096 };
-
-/* Two rendezvous per phase: the second is for the parallel reduction
- * (everyone has reduced its share). */
-struct phase_ctl {
-    _Alignas(LINE) atomic_uint arrived;
-    _Alignas(LINE) atomic_ulong gen;            /* k of the last release in this phase */
-    _Alignas(LINE) atomic_uint arrived2;
-    _Alignas(LINE) atomic_ulong gen2;
-};
-
-struct area_hdr {
-    _Alignas(LINE) atomic_uint sleepers;        /* ranks that may be asleep waiting here */
-};
-
-struct done_line {
-    _Alignas(LINE) atomic_ulong k;              /* last operation this rank finished */
-};
-
-struct lane {
-    int nphase;                 /* a power of two */
-    size_t slot;
-    struct phase_ctl *ctl;      /* [nphase] */
-    struct done_line *done;     /* [p] */
-    unsigned char *data;        /* nphase phases of p+1 slots */
-    uint64_t k;                 /* operations started */
-    uint64_t known_done;        /* every rank has finished operations <= this */
-};
-
-struct uz_coll_shm {
-    const struct uz_coll_offload *off;  /* the host transport's */
-    unsigned char *base;
-    size_t bytes;
-    int p, me;
-    struct area_hdr *hdr;
-    struct lane lanes[2];       /* small, large */
-    int *locals;                /* local index (on this host) of each rank */
-    /* The last alltoallv pulled its blocks: the next one first swaps its
-     * block addresses and pulls everything (the same on every rank, as
-     * every rank saw the same cards). */
-    int pullv_last;
-};
 
 /* ------------------------------------------------------------------ set-up */
 
@@ -214,7 +171,7 @@ void uz_coll_shm_free(struct uz_coll_shm *sh)
     free(sh);
 }
 
-static struct uz_coll_shm *shm_of(uz_comm *comm)
+struct uz_coll_shm *uz_coll_shm_of(uz_comm *comm)
 {
     struct uz_coll_state *cs = uz_coll_state_of(comm);
     if (!cs)
@@ -230,132 +187,6 @@ void uz_shm_prepare(uz_comm *comm, int want)
 {
     if (want >= 0 && (want > 0 || uz_config.coll_shm_max > 0) && !comm->is_inter)
         shm_of(comm);
-}
-
-/* ----------------------------------------------------------------- waiting */
-
-struct until {
-    atomic_ulong *word;
-    uint64_t target;
-};
-
-static int reached(void *arg)
-{
-    struct until *u = arg;
-    return atomic_load_explicit(u->word, memory_order_acquire) >= u->target;
-}
-
-/* Wait until *w >= target (coll_wait.c says how). */
-static void wait_for(struct uz_coll_shm *sh, atomic_ulong *w, uint64_t target)
-{
-    struct until u = { w, target };
-    uz_coll_wait(reached, &u, &sh->hdr->sleepers);
-}
-
-/* -------------------------------------------------------- operation steps */
-
-static void wake_sleepers(struct uz_coll_shm *sh)
-{
-    if (atomic_load_explicit(&sh->hdr->sleepers, memory_order_seq_cst) == 0)
-        return;
-    for (int r = 0; r < sh->p; r++)
-        if (r != sh->me)
-            sh->off->wake_if_sleeping(sh->locals[r]);
-}
-
-/* The lane for an operation whose slots hold `per_slot` bytes at most. */
-static struct lane *lane_for(struct uz_coll_shm *sh, size_t per_slot)
-{
-    return per_slot <= sh->lanes[0].slot ? &sh->lanes[0] : &sh->lanes[1];
-}
-
-static uint64_t op_begin(struct uz_coll_shm *sh, struct lane *L)
-{
-    uint64_t k = ++L->k, n = (uint64_t)L->nphase;
-    if (k > n && L->known_done < k - n) {
-        for (int r = 0; r < sh->p; r++)
-            wait_for(sh, &L->done[r].k, k - n);
-        L->known_done = k - n;
-    }
-    return k;
-}
-
-/* A rank may sleep in op_begin waiting for this: wake it. */
-static void op_end(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
-{
-    atomic_store_explicit(&L->done[sh->me].k, k, memory_order_seq_cst);
-    wake_sleepers(sh);
-}
-
-/* Every rank arrived at k, so every rank finished k-1. */
-static void all_arrived(struct lane *L, uint64_t k)
-{
-    if (L->known_done < k - 1)
-        L->known_done = k - 1;
-}
-
-static struct phase_ctl *ctl_of(struct lane *L, uint64_t k)
-{
-    return &L->ctl[k & (uint64_t)(L->nphase - 1)];
-}
-
-static int arrive(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
-{
-    struct phase_ctl *c = ctl_of(L, k);
-    unsigned before = atomic_fetch_add_explicit(&c->arrived, 1, memory_order_acq_rel);
-    if (before + 1 < (unsigned)sh->p)
-        return 0;
-    atomic_store_explicit(&c->arrived, 0, memory_order_relaxed);
-    return 1;
-}
-
-static void release(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
-{
-    atomic_store_explicit(&ctl_of(L, k)->gen, k, memory_order_seq_cst);
-    wake_sleepers(sh);
-}
-
-static void wait_release(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
-{
-    wait_for(sh, &ctl_of(L, k)->gen, k);
-}
-
-/* Slot r of operation k's phase (r == p: the result slot). */
-static unsigned char *slot_of(struct uz_coll_shm *sh, struct lane *L, uint64_t k, int r)
-{
-    uint64_t phase = k & (uint64_t)(L->nphase - 1);
-    return L->data + ((size_t)phase * (size_t)(sh->p + 1) + (size_t)r) * L->slot;
-}
-
-/* ------------------------------------------------------------ data moving */
-
-/* Bytes [off, off+len) of the packed stream of (buf, count, dt). */
-static void pack_range(const void *buf, MPI_Count count, const uz_datatype *dt, size_t off, size_t len, void *dst)
-{
-    if (len == 0)
-        return;
-    if (uz_dt_is_contig(dt, count)) {
-        memcpy(dst, (const char *)buf + dt->true_lb + off, len);
-        return;
-    }
-    struct uz_dt_cursor c;
-    uz_dt_cursor_init(&c, buf, count, dt);
-    uz_dt_cursor_seek(&c, off);
-    uz_dt_cursor_pack(&c, dst, len);
-}
-
-static void unpack_range(void *buf, MPI_Count count, const uz_datatype *dt, size_t off, size_t len, const void *src)
-{
-    if (len == 0)
-        return;
-    if (uz_dt_is_contig(dt, count)) {
-        memcpy((char *)buf + dt->true_lb + off, src, len);
-        return;
-    }
-    struct uz_dt_cursor c;
-    uz_dt_cursor_init(&c, buf, count, dt);
-    uz_dt_cursor_seek(&c, off);
-    uz_dt_cursor_unpack(&c, src, len);
 }
 
 /* More ranks on this host than it has processors.  Every rank must reach

@@ -30,6 +30,9 @@ int uz_shm_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_dat
                      uz_comm *comm, int alg);
 int uz_shm_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count *counts, uz_datatype *dt, uz_op *op,
                           uz_comm *comm, int want);
+/* Scan, and Exscan when `exclusive` (coll_shm_scan.c). */
+int uz_shm_scan(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, uz_comm *comm,
+                int want, int exclusive);
 int uz_shm_allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
                      MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int alg);
 /* More ranks on this host than it has processors. */

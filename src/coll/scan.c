@@ -126,8 +126,24 @@ static int build_exclusive(struct uz_sched *s, const struct uz_coll_args *a)
     return build_scan(s, a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, 1);
 }
 
-static const struct uz_coll_kind scan = { .name = "MPI_Scan", .build = build_inclusive };
-static const struct uz_coll_kind exscan = { .name = "MPI_Exscan", .build = build_exclusive };
+static int shm_inclusive(const struct uz_coll_args *a, uz_comm *comm, int want)
+{
+    return uz_shm_scan(a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, comm, want, 0);
+}
+
+static int shm_exclusive(const struct uz_coll_args *a, uz_comm *comm, int want)
+{
+    return uz_shm_scan(a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->op, comm, want, 1);
+}
+
+static const struct uz_coll_kind scan = {
+    .name = "MPI_Scan", .shm = shm_inclusive, .tunable = &uz_config.coll_scan, .shm_choice = SCAN_SHM,
+    .op = UZ_COLL_OP_SCAN, .build = build_inclusive,
+};
+static const struct uz_coll_kind exscan = {
+    .name = "MPI_Exscan", .shm = shm_exclusive, .tunable = &uz_config.coll_scan, .shm_choice = SCAN_SHM,
+    .op = UZ_COLL_OP_SCAN, .build = build_exclusive,
+};
 
 static int call(const struct uz_coll_kind *k, const void *sendbuf, void *recvbuf, MPI_Count count,
                 uz_datatype *dt, uz_op *op, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)

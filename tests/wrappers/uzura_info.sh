@@ -60,7 +60,7 @@ COLL_ALLGATHER auto|ring|recursive_doubling|bruck|linear|shm
 COLL_ALLTOALL auto|pairwise|bruck|linear|shm
 COLL_ALLTOALLV auto|pairwise|linear|shm
 COLL_REDUCE_SCATTER auto|pairwise|ring|reduce_scatterv|shm
-COLL_SCAN auto|recursive_doubling|linear
+COLL_SCAN auto|recursive_doubling|linear|shm
 WORDS
     # The other enum tunable keeps its words.  (UZURA_NET is a list of
     # networks now; tests/net/net_multi.sh checks the names it accepts.)
