@@ -51,6 +51,12 @@ int uz_coll_tunable(enum uz_coll_op op);
  * communicator lies within one host and the call blocks? */
 int uz_coll_shm_wanted(const struct uz_coll_situation *s, int want);
 
+/* Gather(v) and Scatter(v) when the communicator lies within one host and
+ * the call blocks: the tunable's word of the algorithm that takes the call
+ * there (shm, pull, push), or UZ_ALG_AUTO for message passing.  The v
+ * forms' situation (fixed 0, bytes the average block) is the root's. */
+int uz_coll_shm_rooted(const struct uz_coll_situation *s);
+
 /* Allgather and Alltoall: are the blocks pulled from the other ranks'
  * memory (before the area's copy is considered)? */
 int uz_coll_shm_pull(const struct uz_coll_situation *s, int want);
