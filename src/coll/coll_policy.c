@@ -238,7 +238,7 @@ static int allreduce_choice(const struct uz_coll_situation *s)
     return ALLREDUCE_RECURSIVE_DOUBLING;
 }
 
-/* Gather and Scatter (not their v forms, always linear): the binomial
+/* Gather and Scatter (by message passing their v forms are always linear): the binomial
  * bundles pay off for small blocks and many ranks.  Named shm, pull or
  * push but declined (another host, a nonblocking call): linear. */
 static int rooted_choice(const struct uz_coll_situation *s)
