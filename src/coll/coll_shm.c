@@ -390,9 +390,10 @@ void uz_coll_shm_describe(char *buf, size_t len)
                  uz_config.coll_shm_rooted_min, uz_config.coll_shm_max, uz_rt.local_size, cpus);
     else
         snprintf(buf, len, "a shared-memory area for communicators within this host: barrier, allreduce, "
-                 "allgather, alltoall, reduce_scatter up to %zu bytes (UZURA_COLL_SHM_MAX); gather(v) and "
-                 "scatter(v) blocks from %zu bytes (UZURA_COLL_PULL_MIN) copied once between the root's buffer "
-                 "and each rank's; bcast, reduce and smaller gathers and scatters by message passing, because "
+                 "allgather, alltoall, reduce_scatter up to %zu bytes (UZURA_COLL_SHM_MAX); gather and "
+                 "scatter blocks from %zu bytes (UZURA_COLL_PULL_MIN) copied once between the root's buffer "
+                 "and each rank's; bcast, reduce, gatherv, scatterv and smaller gathers and scatters by message "
+                 "passing, because "
                  "every rank has a processor (%d ranks, %ld processors)", uz_config.coll_shm_max,
                  uz_config.coll_pull_min, uz_rt.local_size, cpus);
 }
@@ -1575,6 +1576,265 @@ static int gather_root_pulls(struct uz_coll_shm *sh, const struct uz_shm_rooted 
     return err;
 }
 
+/* Gatherv without the root's plan, which made every rank wait for the root
+ * and so cost back-to-back small Gathervs their pipelining (np 4 on 2
+ * cores, 8 bytes: 4.3 us against the linear algorithm's 0.5): each rank
+ * chooses how its own block travels, by its size (uz_coll_shm_rooted() of
+ * it), and says so on a card in its small-lane slot:
+ *
+ *   small  the block follows the card; the rank leaves after arriving;
+ *   large  the block is in its slot of the large lane (every call takes
+ *          one large-lane operation so that all count alike); leaves too;
+ *   push   the rank waits for the root's table (its slot: address and
+ *          bytes per rank, announced by the phase's second release word),
+ *          writes its block there and arrives at a second small-lane
+ *          operation (the others arrive there at once).
+ *
+ * The root waits once, for every rank at the second operation, which
+ * each reaches after posting its card and pushing: then it copies the
+ * small and large blocks out of the slots.
+ *
+ * Push needs every rank to reach every other by cross-memory attach, which
+ * is the same on every rank of a host (the caller checks). */
+struct gv_card {
+    uint64_t len;
+    uint32_t mode;
+    uint32_t pad;
+};
+enum { GV_SMALL, GV_LARGE, GV_PUSH };
+
+static int gv_mode(struct uz_coll_shm *sh, uz_comm *comm, size_t have)
+{
+    int t = uz_config.coll_gather;
+    if (t == GATHER_PUSH || t == GATHER_PULL)
+        return have ? GV_PUSH : GV_SMALL;
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_GATHER, comm, have);
+    sit.fixed = 0;
+    if (uz_coll_shm_rooted(&sit) == GATHER_PUSH)
+        return GV_PUSH;
+    return have + sizeof(struct gv_card) <= sh->lanes[0].slot ? GV_SMALL
+           : have <= sh->lanes[1].slot                       ? GV_LARGE
+                                                              : GV_PUSH;
+}
+
+static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
+{
+    int me = sh->me, p = sh->p, root = x->root, err = MPI_SUCCESS;
+    int forced = uz_config.coll_gather == GATHER_PUSH || uz_config.coll_gather == GATHER_PULL;
+    struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
+    uint64_t kl = op_begin(sh, L), k = op_begin(sh, S);
+    if (me != root) {
+        size_t have = (size_t)(x->mine_count * x->mine_dt->size);
+        struct gv_card c = { .len = have, .mode = (uint32_t)gv_mode(sh, comm, have) };
+        unsigned char *slot = slot_of(sh, S, k, me);
+        if (c.mode == GV_SMALL)
+            pack_range(x->mine, x->mine_count, x->mine_dt, 0, have, slot + sizeof(c));
+        else if (c.mode == GV_LARGE)
+            pack_range(x->mine, x->mine_count, x->mine_dt, 0, have, slot_of(sh, L, kl, me));
+        memcpy(slot, &c, sizeof(c));
+        op_end(sh, L, kl);
+        if (arrive(sh, S, k))
+            release(sh, S, k);
+        int status = DONE_OK;
+        if (c.mode == GV_PUSH) {
+            wait_for(sh, &ctl_of(S, k)->gen2, k);       /* the root's table is there */
+            struct rooted_entry e;
+            memcpy(&e, slot_of(sh, S, k, root) + (size_t)me * sizeof(e), sizeof(e));
+            status = e.addr ? direct_block(comm, x, e.addr, (size_t)e.len, &err) : DONE_FAILED;
+        }
+        op_end(sh, S, k);
+        uz_coll_chose(UZ_COLL_OP_GATHER, forced || c.mode == GV_PUSH ? GATHER_PUSH : GATHER_SHM);
+        k = op_begin(sh, S);
+        int32_t st = status;
+        memcpy(slot_of(sh, S, k, me), &st, sizeof(st));
+        if (arrive(sh, S, k))
+            release(sh, S, k);
+        op_end(sh, S, k);
+        return err;
+    }
+    /* The root: where each block goes, staged when the blocks are not all
+     * contiguous (address 0 when out of memory: that rank's push fails). */
+    struct rooted_entry *e = (struct rooted_entry *)slot_of(sh, S, k, me);
+    unsigned char *stage = NULL;
+    if (!show_blocks(x, p, e, &stage))
+        for (int i = 0; i < p; i++)
+            e[i] = (struct rooted_entry){ 0, root_len(x, i) };
+    unsigned char *pushed = stage ? calloc((size_t)p, 1) : NULL;
+    atomic_store_explicit(&ctl_of(S, k)->gen2, k, memory_order_seq_cst);
+    wake_sleepers(sh);
+    if (arrive(sh, S, k))
+        release(sh, S, k);
+    root_own_block(x, me);          /* while the others push */
+    /* Every rank arrives at the second operation after posting its card
+     * and, pushing, writing its block: one wait for both. */
+    uint64_t k2 = op_begin(sh, S);
+    if (arrive(sh, S, k2))
+        release(sh, S, k2);
+    else
+        wait_release(sh, S, k2);
+    all_arrived(S, k2);
+    int any_push = 0;
+    for (int i = 0; i < p; i++) {
+        if (i == me)
+            continue;
+        struct gv_card c;
+        const unsigned char *slot = slot_of(sh, S, k, i);
+        memcpy(&c, slot, sizeof(c));
+        size_t cap = root_len(x, i), n = c.len < cap ? (size_t)c.len : cap;
+        if (c.len > cap && !err)
+            err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Gatherv: rank %d sent %llu bytes for a receive block of %zu",
+                              i, (unsigned long long)c.len, cap);
+        if (c.mode == GV_PUSH) {
+            any_push = 1;
+            if (pushed)
+                pushed[i] = 1;
+            continue;
+        }
+        const unsigned char *from = c.mode == GV_SMALL ? slot + sizeof(c) : slot_of(sh, L, kl, i);
+        unpack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, n, from);
+    }
+    for (int r = 0; r < p && any_push; r++) {
+        int32_t st;
+        memcpy(&st, slot_of(sh, S, k2, r), sizeof(st));
+        if (r != me && st == DONE_FAILED && !err)
+            err = uz_err_make(MPI_ERR_OTHER, "MPI_Gatherv: rank %d could not write its block", r);
+    }
+    op_end(sh, L, kl);
+    op_end(sh, S, k);
+    op_end(sh, S, k2);
+    /* Staged blocks that were pushed; the others were unpacked above. */
+    size_t at = 0;
+    for (int i = 0; i < p && stage; i++) {
+        size_t b = root_len(x, i);
+        if (pushed && pushed[i])
+            unpack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, b, stage + at);
+        at += b;
+    }
+    if (stage && !pushed && any_push && !err)
+        err = uz_err_make(MPI_ERR_NO_MEM, "MPI_Gatherv: out of memory noting which blocks were staged");
+    free(stage);
+    free(pushed);
+    uz_coll_chose(UZ_COLL_OP_GATHER, forced || any_push ? GATHER_PUSH : GATHER_SHM);
+    return err;
+}
+
+/* Scatterv: the root decides, per rank, how its block travels and writes
+ * that on a head in the rank's small-lane slot, which the rank waits for
+ * anyway (it needs its data), so that deciding costs no extra wait:
+ *
+ *   small   the block follows the head: one operation, as a broadcast;
+ *   pieces  it goes through the large lane in slot-sized pieces; every
+ *           head carries the number of those operations, the largest such
+ *           block's, so that every rank takes them all;
+ *   pull    the rank reads it from the root's buffer (uz_coll_shm_rooted()
+ *           of the block's size, or named), and then every rank tells the
+ *           root it is done (every head says whether any rank pulls).
+ *
+ * A rank that cannot be read, or a root short of memory for staging,
+ * sends pieces instead. */
+struct sv_head {
+    uint64_t len, addr, pieces;
+    uint32_t mode, any_pull;
+};
+enum { SV_SMALL, SV_PIECES, SV_PULL };
+
+static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
+{
+    int me = sh->me, p = sh->p, root = x->root, err = MPI_SUCCESS, t = uz_config.coll_scatter;
+    struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
+    struct sv_head h;
+    unsigned char *stage = NULL;
+    uint64_t k = op_begin(sh, S);
+    if (me == root) {
+        int readable = can_read_all(comm), any_pull = 0;
+        uint64_t pieces = 0;
+        /* Staging, when the blocks are not all contiguous, only if some
+         * rank pulls. */
+        struct rooted_entry *e = malloc(sizeof(*e) * (size_t)p);
+        int shown = 0;
+        for (int i = 0; i < p; i++) {
+            size_t b = root_len(x, i);
+            struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_SCATTER, comm, b);
+            sit.fixed = 0;
+            int pull = b > 0 && readable && e && (t == SCATTER_PULL || uz_coll_shm_rooted(&sit) == SCATTER_PULL);
+            if (i != me && pull && !shown) {
+                shown = 1;
+                if (!show_blocks(x, p, e, &stage)) {
+                    free(e);
+                    e = NULL;
+                    pull = 0;
+                }
+            }
+            int mode = i == me ? SV_SMALL : pull ? SV_PULL : b + sizeof(h) <= S->slot ? SV_SMALL : SV_PIECES;
+            any_pull |= mode == SV_PULL;
+            if (mode == SV_PIECES && (b + L->slot - 1) / L->slot > pieces)
+                pieces = (b + L->slot - 1) / L->slot;
+            h = (struct sv_head){ .len = b, .addr = mode == SV_PULL ? e[i].addr : 0, .mode = (uint32_t)mode };
+            memcpy(slot_of(sh, S, k, i), &h, sizeof(h));
+        }
+        free(e);
+        for (int i = 0; i < p; i++) {
+            unsigned char *slot = slot_of(sh, S, k, i);
+            memcpy(&h, slot, sizeof(h));
+            h.pieces = pieces;
+            h.any_pull = (uint32_t)any_pull;
+            memcpy(slot, &h, sizeof(h));
+            if (i != me && h.mode == SV_SMALL)
+                pack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, (size_t)h.len, slot + sizeof(h));
+        }
+        release(sh, S, k);
+        for (uint64_t j = 0; j < pieces; j++) {
+            size_t off = (size_t)j * L->slot;
+            uint64_t kl = op_begin(sh, L);
+            for (int i = 0; i < p; i++) {
+                size_t b = root_len(x, i);
+                if (i == me || off >= b || b + sizeof(h) <= S->slot)
+                    continue;
+                memcpy(&h, slot_of(sh, S, k, i), sizeof(h));
+                if (h.mode == SV_PIECES)
+                    pack_range(root_block(x, i), root_count(x, i), x->all_dt, off,
+                               b - off < L->slot ? b - off : L->slot, slot_of(sh, L, kl, i));
+            }
+            release(sh, L, kl);
+            op_end(sh, L, kl);
+        }
+        op_end(sh, S, k);           /* the heads were read until here */
+        root_own_block(x, me);
+        if (any_pull)
+            err = rooted_done(sh, x, DONE_OK);
+        free(stage);
+        uz_coll_chose(UZ_COLL_OP_SCATTER, (t == SCATTER_PULL && readable) || any_pull ? SCATTER_PULL : SCATTER_SHM);
+        return err;
+    }
+    wait_release(sh, S, k);
+    const unsigned char *slot = slot_of(sh, S, k, me);
+    memcpy(&h, slot, sizeof(h));
+    size_t have = (size_t)(x->mine_count * x->mine_dt->size), n = have < h.len ? have : (size_t)h.len;
+    if (h.mode == SV_SMALL)
+        unpack_range(x->mine, x->mine_count, x->mine_dt, 0, n, slot + sizeof(h));
+    op_end(sh, S, k);
+    for (uint64_t j = 0; j < h.pieces; j++) {
+        size_t off = (size_t)j * L->slot;
+        uint64_t kl = op_begin(sh, L);
+        wait_release(sh, L, kl);
+        if (h.mode == SV_PIECES && off < n)
+            unpack_range(x->mine, x->mine_count, x->mine_dt, off, n - off < L->slot ? n - off : L->slot,
+                         slot_of(sh, L, kl, me));
+        op_end(sh, L, kl);
+    }
+    int status = DONE_OK;
+    if (h.mode == SV_PULL)
+        status = direct_block(comm, x, h.addr, (size_t)h.len, &err);
+    if (h.any_pull)
+        rooted_done(sh, x, status);
+    if (!err && h.len > have)
+        err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Scatterv: this rank's block has %zu bytes, the root sent %llu",
+                          have, (unsigned long long)h.len);
+    int named = t == SCATTER_PULL && can_read_all(comm);
+    uz_coll_chose(UZ_COLL_OP_SCATTER, named || h.any_pull ? SCATTER_PULL : SCATTER_SHM);
+    return err;
+}
+
 /* The root's arrays of a v form are there and its counts not negative:
  * else the message-passing path reports the error, before waiting for
  * anyone. */
@@ -1607,9 +1867,8 @@ int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm)
         alg = uz_coll_shm_rooted(&sit);
         if (alg == UZ_ALG_AUTO || b == 0)
             return UZ_SHM_DECLINED;
-    } else if ((t == UZ_ALG_AUTO && uz_config.coll_shm_max == 0) ||
-               (t != UZ_ALG_AUTO && t != shm && t != (x->to_root ? GATHER_PUSH : SCATTER_PULL) &&
-                !(x->to_root && t == GATHER_PULL)) || !plan_fits(p)) {
+    } else if (!uz_coll_shm_rooted_v(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER,
+                                     uz_coll_host_oversubscribed()) || !plan_fits(p)) {
         return UZ_SHM_DECLINED;
     }
     struct uz_coll_shm *sh = shm_of(comm);
@@ -1619,5 +1878,9 @@ int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm)
         return rooted_area_fixed(sh, x, b);
     if (alg == GATHER_PULL && x->to_root)
         return gather_root_pulls(sh, x, comm, b);
+    if (alg < 0 && x->to_root && t != shm && can_read_all(comm))
+        return gatherv_cards(sh, x, comm);
+    if (alg < 0 && !x->to_root)
+        return scatterv_heads(sh, x, comm);
     return rooted_planned(sh, x, comm, alg);
 }
