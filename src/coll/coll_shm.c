@@ -1186,15 +1186,18 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
  *          root's buffer (pull); gathering, each writes its block into the
  *          root's (push), or the root reads every block (pull, Gather).
  *
- * Except where every rank knows the choice by itself (Gather and Scatter
- * through the area, the root's pulls), the root decides and posts a plan
- * in its small-lane slot, which the others wait for: the mode, and per
- * rank its block's bytes and, direct, its address in the root's memory.
- * Only the root knows every count of a v form, and only it knows whether
- * it could show its blocks, so whatever it decides every rank does; a
- * direct call ends with every rank telling the root it is done with the
- * root's memory, without waiting (a Gather's non-roots leave at once, as
- * with eager messages). */
+ * Gather and Scatter through the area, and the root's pulls, need nothing
+ * more: every rank knows the choice.  Direct Gather and Scatter, and
+ * Gatherv where ranks cannot push, take the root's plan
+ * (rooted_planned): the root decides and posts it in its small-lane slot,
+ * which the others wait for: the mode, and per rank its block's bytes and,
+ * direct, its address in the root's memory.  Only the root knows whether
+ * it could show its blocks (and every count of a v form), so whatever it
+ * decides every rank does.  Gatherv otherwise lets each rank choose for
+ * its own block (gatherv_cards), and Scatterv has the root choose per rank
+ * (scatterv_heads), so that small calls cost no extra wait.  A direct
+ * call ends with every rank telling the root it is done with the root's
+ * memory, without waiting for the others. */
 
 enum rooted_mode { PLAN_DECLINE, PLAN_AREA, PLAN_DIRECT };
 

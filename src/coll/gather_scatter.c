@@ -5,7 +5,7 @@
  * blocks travel.
  *
  *  linear    the root exchanges a block with every rank (the v forms
- *            always, off one host).
+ *            always, by message passing).
  *  binomial  blocks travel along a binomial tree rooted at the root, each
  *            subtree's blocks packed into one bundle: the root exchanges
  *            log2 p messages instead of p-1.  Gathering, a rank receives
