@@ -59,18 +59,23 @@
     X(ALLREDUCE_SHM, "shm", UZ_COLL_SHM_HELP)
 
 #define UZ_COLL_GATHER_ALGORITHMS(X)                                                                           \
-    X(GATHER_AUTO, "auto", "shm above COLL_SHM_ROOTED_MIN and below COLL_PULL_MIN with more ranks than cores; " \
-      "binomial for blocks up to 1 KiB with more than 4 ranks; linear")                                        \
+    X(GATHER_AUTO, "auto", "push from COLL_PULL_MIN, with more ranks than cores above COLL_SHM_MAX; "          \
+      "shm above COLL_SHM_ROOTED_MIN with more ranks than cores; "                                               \
+      "binomial for blocks up to 1 KiB with more than 4 ranks (Gather); linear")                                \
     X(GATHER_LINEAR, "linear", "every rank sends its block to the root")                                       \
     X(GATHER_BINOMIAL, "binomial", "blocks climb a binomial tree in bundles (Gather only)")                    \
-    X(GATHER_SHM, "shm", UZ_COLL_SHM_HELP " (Gather only)")
+    X(GATHER_SHM, "shm", UZ_COLL_SHM_HELP)                                                                     \
+    X(GATHER_PULL, "pull", "on one host, the root reads every block from its rank's memory (Gather only)")      \
+    X(GATHER_PUSH, "push", "on one host, every rank writes its block into the root's buffer")
 
 #define UZ_COLL_SCATTER_ALGORITHMS(X)                                                                           \
-    X(SCATTER_AUTO, "auto", "shm above COLL_SHM_ROOTED_MIN and below COLL_PULL_MIN with more ranks than cores; " \
-      "binomial for blocks up to 1 KiB with more than 4 ranks; linear")                                         \
+    X(SCATTER_AUTO, "auto", "pull from COLL_PULL_MIN, with more ranks than cores above COLL_SHM_MAX; "         \
+      "shm above COLL_SHM_ROOTED_MIN with more ranks than cores; "                                               \
+      "binomial for blocks up to 1 KiB with more than 4 ranks (Scatter); linear")                               \
     X(SCATTER_LINEAR, "linear", "the root sends every rank its block")                                          \
     X(SCATTER_BINOMIAL, "binomial", "blocks descend a binomial tree in bundles (Scatter only)")                 \
-    X(SCATTER_SHM, "shm", UZ_COLL_SHM_HELP " (Scatter only)")
+    X(SCATTER_SHM, "shm", UZ_COLL_SHM_HELP)                                                                     \
+    X(SCATTER_PULL, "pull", "on one host, every rank reads its block from the root's buffer")
 
 #define UZ_COLL_ALLGATHER_ALGORITHMS(X)                                                      \
     X(ALLGATHER_AUTO, "auto", "shm (blocks pulled from COLL_PULL_MIN) up to COLL_SHM_MAX, from COLL_PULL_MIN " \

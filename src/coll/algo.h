@@ -103,6 +103,7 @@ struct uz_coll_kind {
     const int *tunable;
     int shm_choice;
     enum uz_coll_op op;                 /* where the shared-memory choice is recorded (coll_chosen.h) */
+    int shm_chooses;                    /* shm() records its choice itself (it has several) */
     enum uz_coll_arrays arrays;
     /* Add the operation's steps to s: its message-passing algorithm. */
     int (*build)(struct uz_sched *s, const struct uz_coll_args *a);
@@ -174,7 +175,8 @@ static inline int uz_coll_call_locked(const struct uz_coll_kind *k, const struct
     if (k->shm && mode == UZ_COLL_BLOCKING && !comm->is_inter) {
         int rc = k->shm(a, comm, uz_shm_want(*k->tunable, k->shm_choice));
         if (rc != UZ_SHM_DECLINED) {
-            uz_coll_chose(k->op, k->shm_choice);
+            if (!k->shm_chooses)
+                uz_coll_chose(k->op, k->shm_choice);
             return rc;
         }
     }

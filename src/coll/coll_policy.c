@@ -88,14 +88,12 @@ int uz_coll_policy_want(enum uz_coll_op op)
  *    than cores, at every size: the message-passing algorithms have
  *    several rounds in which a rank waits for one particular other, each a
  *    trip through the scheduler, where an area operation needs about one;
- *  - rooted operations (bcast, reduce, gather, scatter), whose non-roots
- *    need not wait: back-to-back calls pipeline through eager messages
- *    better than through the area, so only with more ranks than cores and
- *    above COLL_SHM_ROOTED_MIN;
- *  - gather and scatter blocks from COLL_PULL_MIN not at all: the root's
- *    one-copy rendezvous with each rank beat the area's two copies 3x at
- *    np 4 from 256 KiB (issue 27). */
-enum shm_class { SYNC, ROOTED, ROOTED_BLOCKS };
+ *  - rooted operations (bcast, reduce), whose non-roots need not wait:
+ *    back-to-back calls pipeline through eager messages better than
+ *    through the area, so only with more ranks than cores and above
+ *    COLL_SHM_ROOTED_MIN;
+ *  - gather and scatter: see uz_coll_shm_rooted(). */
+enum shm_class { SYNC, ROOTED };
 
 static int wanted(int want, size_t bytes, enum shm_class cls, int oversubscribed)
 {
@@ -104,8 +102,6 @@ static int wanted(int want, size_t bytes, enum shm_class cls, int oversubscribed
     if (want > 0)
         return 1;
     if (uz_config.coll_shm_max == 0)
-        return 0;
-    if (cls == ROOTED_BLOCKS && uz_config.coll_pull_min > 0 && bytes >= uz_config.coll_pull_min)
         return 0;
     if (cls != SYNC)
         return oversubscribed && bytes > uz_config.coll_shm_rooted_min;
@@ -136,6 +132,61 @@ static int scan_wanted(const struct uz_coll_situation *s, int want)
            (s->p <= 4 || s->bytes * (size_t)s->p <= SCAN_SHM_WORK);
 }
 
+/* Gather(v) and Scatter(v) within one host (issue 27), by block size (for
+ * the v forms each block's, see uz_coll_shm_rooted_v()):
+ *  - one copy by cross-memory attach between the root's buffer and each
+ *    rank's: scattering, each rank reads its block (pull); gathering, each
+ *    writes its block (push), so that the copies spread over the ranks'
+ *    cores and the others leave without waiting for the root.  With a core
+ *    per rank from COLL_PULL_MIN: np 2 against the linear rendezvous,
+ *    gather 16 KiB 3.0 us against 5.0, 1 MiB 29 against 40; scatter
+ *    64 KiB 2.7 against 7, 1 MiB 29 against 38 (the root reading every
+ *    block instead, pull, took 54 at 1 MiB).  With more ranks than cores
+ *    only beyond COLL_SHM_MAX: np 4 on 2 cores, the area took 5 us at
+ *    32 KiB where the direct copies took 6.4 (scatter) and 9.6 (gather),
+ *    and the linear rendezvous 13 and 23, as each was a trip through the
+ *    scheduler; they were even at 128 KiB, and the area two copies behind
+ *    from 256 KiB (42 against 30-35, gather 1 MiB 192-248 against 280-580);
+ *  - the area also with more ranks than cores above COLL_SHM_ROOTED_MIN
+ *    (the same reasons as bcast);
+ *  - else message passing. */
+int uz_coll_shm_rooted(const struct uz_coll_situation *s)
+{
+    int gather = s->op == UZ_COLL_OP_GATHER;
+    int t = gather ? uz_config.coll_gather : uz_config.coll_scatter;
+    int shm = gather ? GATHER_SHM : SCATTER_SHM;
+    int direct = gather ? GATHER_PUSH : SCATTER_PULL;
+    if (t == shm || t == direct || (gather && t == GATHER_PULL))
+        return gather && t == GATHER_PULL && !s->fixed ? GATHER_PUSH : t;
+    if (t != UZ_ALG_AUTO || uz_config.coll_shm_max == 0)
+        return UZ_ALG_AUTO;
+    size_t direct_min = s->oversubscribed ? uz_config.coll_shm_max + 1 : uz_config.coll_pull_min;
+    if (uz_config.coll_pull_min > 0 && s->bytes >= uz_config.coll_pull_min && s->bytes >= direct_min)
+        return direct;
+    return wanted(0, s->bytes, ROOTED, s->oversubscribed) ? shm : UZ_ALG_AUTO;
+}
+
+/* The v forms: only the root knows every count, so whether a call goes
+ * through shared memory at all is decided from what every rank knows (the
+ * tunable, the host) before anyone looks at sizes; then each rank's block
+ * travels as uz_coll_shm_rooted() of its size says.  With a core per rank,
+ * auto keeps them linear: agreeing on the sizes cost small calls more than
+ * one copy saved large ones (np 2, Gatherv 8 bytes 0.7 us against 0.26,
+ * 1 KiB 1.3 against 0.46; 32 KiB 4.4 against 2.9, Gather's pushes
+ * 2.1).  With more ranks than cores they win from 1 KiB (np 4, Gatherv
+ * 1 KiB 1.4 us against 2.7-3.4, 32 KiB 8-11 against 27-29; Scatterv 32 KiB
+ * 8-14 against 17-36) and lose a little on tiny blocks (Gatherv 8 bytes 1.1
+ * against 0.4). */
+int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed)
+{
+    int gather = op == UZ_COLL_OP_GATHER;
+    int t = gather ? uz_config.coll_gather : uz_config.coll_scatter;
+    if (t == UZ_ALG_AUTO)
+        return uz_config.coll_shm_max > 0 && oversubscribed;
+    return t == (gather ? GATHER_SHM : SCATTER_SHM) || t == (gather ? GATHER_PUSH : SCATTER_PULL) ||
+           (gather && t == GATHER_PULL);
+}
+
 int uz_coll_shm_pull(const struct uz_coll_situation *s, int want)
 {
     if (!s->fixed || (s->op != UZ_COLL_OP_ALLGATHER && s->op != UZ_COLL_OP_ALLTOALL))
@@ -157,8 +208,9 @@ int uz_coll_shm_wanted(const struct uz_coll_situation *s, int want)
     case UZ_COLL_OP_ALLGATHER:
         return wanted(want, s->bytes, SYNC, over);
     case UZ_COLL_OP_GATHER:
+        return want >= 0 && uz_coll_shm_rooted(s) == GATHER_SHM;
     case UZ_COLL_OP_SCATTER:
-        return wanted(want, s->bytes, ROOTED_BLOCKS, over);
+        return want >= 0 && uz_coll_shm_rooted(s) == SCATTER_SHM;
     case UZ_COLL_OP_ALLTOALL:
         /* Every rank's p blocks share the area. */
         return wanted(want, s->bytes * (size_t)s->p, SYNC, over);
@@ -232,9 +284,9 @@ static int allreduce_choice(const struct uz_coll_situation *s)
     return ALLREDUCE_RECURSIVE_DOUBLING;
 }
 
-/* Gather and Scatter (not their v forms, always linear): the binomial
- * bundles pay off for small blocks and many ranks.  Named shm but
- * declined: linear. */
+/* Gather and Scatter (by message passing their v forms are always linear): the binomial
+ * bundles pay off for small blocks and many ranks.  Named shm, pull or
+ * push but declined (another host, a nonblocking call): linear. */
 static int rooted_choice(const struct uz_coll_situation *s)
 {
     int to_root = s->op == UZ_COLL_OP_GATHER;
@@ -332,6 +384,10 @@ int uz_coll_mp_choice(const struct uz_coll_situation *s)
 
 int uz_coll_choice(const struct uz_coll_situation *s, int one_host)
 {
+    if ((s->op == UZ_COLL_OP_GATHER || s->op == UZ_COLL_OP_SCATTER) && one_host && s->p > 1) {
+        int alg = uz_coll_shm_rooted(s);
+        return alg != UZ_ALG_AUTO ? alg : uz_coll_mp_choice(s);
+    }
     int want = uz_coll_policy_want(s->op);
     if (one_host && s->p > 1 && (uz_coll_shm_pull(s, want) || uz_coll_shm_wanted(s, want)))
         return ops[s->op].shm;

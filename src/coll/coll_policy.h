@@ -51,6 +51,18 @@ int uz_coll_tunable(enum uz_coll_op op);
  * communicator lies within one host and the call blocks? */
 int uz_coll_shm_wanted(const struct uz_coll_situation *s, int want);
 
+/* Gather(v) and Scatter(v) when the communicator lies within one host and
+ * the call blocks: the tunable's word of the algorithm that takes the call
+ * there (shm, pull, push), or UZ_ALG_AUTO for message passing.  The v
+ * forms ask it of each block (fixed 0), or, where the root plans for all,
+ * of the average block. */
+int uz_coll_shm_rooted(const struct uz_coll_situation *s);
+
+/* Gatherv and Scatterv (op GATHER or SCATTER) within one host: may the call
+ * go through shared memory at all (then each block travels as
+ * uz_coll_shm_rooted() of its size says)?  The same answer on every rank. */
+int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed);
+
 /* Allgather and Alltoall: are the blocks pulled from the other ranks'
  * memory (before the area's copy is considered)? */
 int uz_coll_shm_pull(const struct uz_coll_situation *s, int want);

@@ -214,14 +214,19 @@ void uz_coll_shm_describe(char *buf, size_t len)
         snprintf(buf, len, "message passing only, because UZURA_COLL_SHM_MAX=0");
     else if (uz_coll_host_oversubscribed())
         snprintf(buf, len, "a shared-memory area for communicators within this host: barrier, allreduce, "
-                 "allgather, alltoall(v), reduce_scatter at any size, bcast, reduce, gather, scatter above %zu "
-                 "bytes (UZURA_COLL_SHM_ROOTED_MIN), because this host has more ranks (%d) than processors (%ld)",
-                 uz_config.coll_shm_rooted_min, uz_rt.local_size, cpus);
+                 "allgather, alltoall(v), reduce_scatter at any size, bcast, reduce, gather(v), scatter(v) above %zu "
+                 "bytes (UZURA_COLL_SHM_ROOTED_MIN), gather(v) and scatter(v) blocks beyond %zu bytes "
+                 "(UZURA_COLL_SHM_MAX) copied once between the root's buffer and each rank's instead, because "
+                 "this host has more ranks (%d) than processors (%ld)",
+                 uz_config.coll_shm_rooted_min, uz_config.coll_shm_max, uz_rt.local_size, cpus);
     else
         snprintf(buf, len, "a shared-memory area for communicators within this host: barrier, allreduce, "
-                 "allgather, alltoall, reduce_scatter up to %zu bytes (UZURA_COLL_SHM_MAX); bcast, reduce, "
-                 "gather, scatter by message passing, because every rank has a processor (%d ranks, %ld "
-                 "processors)", uz_config.coll_shm_max, uz_rt.local_size, cpus);
+                 "allgather, alltoall, reduce_scatter up to %zu bytes (UZURA_COLL_SHM_MAX); gather and "
+                 "scatter blocks from %zu bytes (UZURA_COLL_PULL_MIN) copied once between the root's buffer "
+                 "and each rank's; bcast, reduce, gatherv, scatterv and smaller gathers and scatters by message "
+                 "passing, because "
+                 "every rank has a processor (%d ranks, %ld processors)", uz_config.coll_shm_max,
+                 uz_config.coll_pull_min, uz_rt.local_size, cpus);
 }
 
 /* ----------------------------------------------------------------- barrier */
@@ -566,74 +571,6 @@ int uz_shm_allgatherv(const void *sendbuf, MPI_Count scount, uz_datatype *stype,
         }
         op_end(sh, L, k);
     }
-    return MPI_SUCCESS;
-}
-
-int uz_shm_gather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
-                  uz_datatype *rtype, int root, uz_comm *comm, int want)
-{
-    int me = comm->rank, p = comm->size;
-    size_t b = (size_t)(me == root ? rcount * rtype->size : scount * stype->size);
-    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_GATHER, comm, b);
-    if (!uz_coll_shm_wanted(&sit, want) || b == 0 || (sendbuf == MPI_IN_PLACE && me != root))
-        return UZ_SHM_DECLINED;
-    struct uz_coll_shm *sh = shm_of(comm);
-    if (!sh)
-        return UZ_SHM_DECLINED;
-    struct lane *L = lane_for(sh, b);
-    for (size_t off = 0; off < b; off += L->slot) {
-        size_t len = b - off < L->slot ? b - off : L->slot;
-        uint64_t k = op_begin(sh, L);
-        if (me != root) {
-            pack_range(sendbuf, scount, stype, off, len, slot_of(sh, L, k, me));
-            if (arrive(sh, L, k))
-                release(sh, L, k);
-            op_end(sh, L, k);
-            continue;
-        }
-        if (arrive(sh, L, k))
-            release(sh, L, k);
-        else
-            wait_release(sh, L, k);
-        all_arrived(L, k);
-        for (int i = 0; i < p; i++)
-            if (i != me)
-                unpack_range(uz_block(recvbuf, i, rcount, rtype), rcount, rtype, off, len, slot_of(sh, L, k, i));
-        op_end(sh, L, k);
-    }
-    if (me == root && sendbuf != MPI_IN_PLACE)
-        uz_coll_local_copy(sendbuf, scount, stype, uz_block(recvbuf, me, rcount, rtype), rcount, rtype);
-    return MPI_SUCCESS;
-}
-
-int uz_shm_scatter(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
-                   uz_datatype *rtype, int root, uz_comm *comm, int want)
-{
-    int me = comm->rank, p = comm->size;
-    size_t b = (size_t)(me == root ? scount * stype->size : rcount * rtype->size);
-    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_SCATTER, comm, b);
-    if (!uz_coll_shm_wanted(&sit, want) || b == 0 || (recvbuf == MPI_IN_PLACE && me != root))
-        return UZ_SHM_DECLINED;
-    struct uz_coll_shm *sh = shm_of(comm);
-    if (!sh)
-        return UZ_SHM_DECLINED;
-    struct lane *L = lane_for(sh, b);
-    for (size_t off = 0; off < b; off += L->slot) {
-        size_t len = b - off < L->slot ? b - off : L->slot;
-        uint64_t k = op_begin(sh, L);
-        if (me == root) {
-            for (int i = 0; i < p; i++)
-                if (i != me)
-                    pack_range(uz_block(sendbuf, i, scount, stype), scount, stype, off, len, slot_of(sh, L, k, i));
-            release(sh, L, k);
-        } else {
-            wait_release(sh, L, k);
-            unpack_range(recvbuf, rcount, rtype, off, len, slot_of(sh, L, k, me));
-        }
-        op_end(sh, L, k);
-    }
-    if (me == root && recvbuf != MPI_IN_PLACE)
-        uz_coll_local_copy(uz_block(sendbuf, me, scount, stype), scount, stype, recvbuf, rcount, rtype);
     return MPI_SUCCESS;
 }
 
@@ -1067,4 +1004,717 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
             return uz_err_make(MPI_ERR_TRUNCATE, "rank %d sent %zu bytes for a receive block of %lld bytes", i,
                                got[i], (long long)(rcounts[i] * rtypes[i]->size));
     return MPI_SUCCESS;
+}
+
+/* ------------------------------------------ gather, scatter and v forms */
+
+/* Gather(v) and Scatter(v) (uz_shm_rooted), in one of two ways:
+ *
+ *  area    the blocks go through the slots in pieces, as a broadcast's
+ *          do (two copies);
+ *  direct  one copy by cross-memory attach between the root's buffer and
+ *          each rank's: scattering, each rank reads its block from the
+ *          root's buffer (pull); gathering, each writes its block into the
+ *          root's (push), or the root reads every block (pull, Gather).
+ *
+ * Gather and Scatter through the area, and the root's pulls, need nothing
+ * more: every rank knows the choice.  Direct Gather and Scatter, and
+ * Gatherv where ranks cannot push, take the root's plan
+ * (rooted_planned): the root decides and posts it in its small-lane slot,
+ * which the others wait for: the mode, and per rank its block's bytes and,
+ * direct, its address in the root's memory.  Only the root knows whether
+ * it could show its blocks (and every count of a v form), so whatever it
+ * decides every rank does.  Gatherv otherwise lets each rank choose for
+ * its own block (gatherv_cards), and Scatterv has the root choose per rank
+ * (scatterv_heads), so that small calls cost no extra wait.  A direct
+ * call ends with every rank telling the root it is done with the root's
+ * memory, without waiting for the others. */
+
+enum rooted_mode { PLAN_DECLINE, PLAN_AREA, PLAN_DIRECT };
+
+struct rooted_plan {
+    uint32_t mode;
+    uint32_t lane;              /* area: 0 small, 1 large */
+    uint64_t pieces;            /* area: operations */
+};
+
+struct rooted_entry {
+    uint64_t addr;              /* direct: the block in the root's memory */
+    uint64_t len;               /* the block's bytes at the root */
+};
+
+/* Whether the plan fits the root's small-lane slot: up to ~250 ranks. */
+static int plan_fits(int p)
+{
+    return sizeof(struct rooted_plan) + (size_t)p * sizeof(struct rooted_entry) <= SMALL_SLOT;
+}
+
+/* What a rank tells the root at the end of a direct call. */
+enum { DONE_OK, DONE_TRUNCATED, DONE_FAILED };
+
+static MPI_Count root_count(const struct uz_shm_rooted *x, int i)
+{
+    return x->counts ? uz_varray_at(*x->counts, i) : x->count;
+}
+
+static void *root_block(const struct uz_shm_rooted *x, int i)
+{
+    return x->counts ? uz_elem(x->all, uz_varray_at(*x->displs, i), x->all_dt)
+                     : uz_block(x->all, i, x->count, x->all_dt);
+}
+
+static size_t root_len(const struct uz_shm_rooted *x, int i)
+{
+    return (size_t)(root_count(x, i) * x->all_dt->size);
+}
+
+static const char *rooted_name(const struct uz_shm_rooted *x)
+{
+    return x->to_root ? x->counts ? "MPI_Gatherv" : "MPI_Gather" : x->counts ? "MPI_Scatterv" : "MPI_Scatter";
+}
+
+/* The root's own block, which never goes through the area. */
+static void root_own_block(const struct uz_shm_rooted *x, int me)
+{
+    if (x->mine == MPI_IN_PLACE)
+        return;
+    if (x->to_root)
+        uz_coll_local_copy(x->mine, x->mine_count, x->mine_dt, root_block(x, me), root_count(x, me), x->all_dt);
+    else
+        uz_coll_local_copy(root_block(x, me), root_count(x, me), x->all_dt, x->mine, x->mine_count, x->mine_dt);
+}
+
+/* Through the area: `pieces` operations on L, piece j of every block at
+ * [j * slot, (j + 1) * slot).  `mine` is this rank's block's bytes as the
+ * root has it (a non-root moves no more). */
+static void rooted_area(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, struct lane *L, uint64_t pieces,
+                        size_t mine)
+{
+    int me = sh->me, p = sh->p, root = x->root;
+    for (uint64_t j = 0; j < pieces; j++) {
+        size_t off = (size_t)j * L->slot;
+        uint64_t k = op_begin(sh, L);
+        if (me != root) {
+            size_t len = off < mine ? (mine - off < L->slot ? mine - off : L->slot) : 0;
+            if (x->to_root) {
+                pack_range(x->mine, x->mine_count, x->mine_dt, off, len, slot_of(sh, L, k, me));
+                if (arrive(sh, L, k))
+                    release(sh, L, k);
+            } else {
+                wait_release(sh, L, k);
+                unpack_range(x->mine, x->mine_count, x->mine_dt, off, len, slot_of(sh, L, k, me));
+            }
+            op_end(sh, L, k);
+            continue;
+        }
+        if (x->to_root) {
+            if (arrive(sh, L, k))
+                release(sh, L, k);
+            else
+                wait_release(sh, L, k);
+            all_arrived(L, k);
+        }
+        for (int i = 0; i < p; i++) {
+            size_t b = root_len(x, i);
+            if (i == me || off >= b)
+                continue;
+            size_t len = b - off < L->slot ? b - off : L->slot;
+            if (x->to_root)
+                unpack_range(root_block(x, i), root_count(x, i), x->all_dt, off, len, slot_of(sh, L, k, i));
+            else
+                pack_range(root_block(x, i), root_count(x, i), x->all_dt, off, len, slot_of(sh, L, k, i));
+        }
+        if (!x->to_root)
+            release(sh, L, k);
+        op_end(sh, L, k);
+    }
+}
+
+static void area_shape(struct uz_coll_shm *sh, size_t most, uint32_t *lane, uint64_t *pieces)
+{
+    struct lane *L = lane_for(sh, most);
+    *lane = L == &sh->lanes[1];
+    *pieces = (most + L->slot - 1) / L->slot;
+}
+
+/* Write n bytes from src at `addr` in the memory of comm's rank r. */
+static int write_block(uz_comm *comm, const char *fn, int r, uint64_t addr, const void *src, size_t n)
+{
+    struct iovec local = { (void *)src, n };
+    struct iovec remote = { (void *)(uintptr_t)addr, n };
+    int e = uz_path_put(uz_group_world_rank(comm->local_group, r), &local, 1, &remote, 1, NULL);
+    return e < 0 ? uz_err_make(MPI_ERR_OTHER, "%s: writing into rank %d's buffer failed (%d)", fn, r, e) : e;
+}
+
+/* The root's blocks as the others read or write them: in its buffer when
+ * every block is contiguous, else in a staging buffer (*stage), packed now
+ * when scattering and unpacked by rooted_unstage() when gathering.  0 when
+ * out of memory. */
+static int show_blocks(const struct uz_shm_rooted *x, int p, struct rooted_entry *e, unsigned char **stage)
+{
+    int contig = 1;
+    size_t total = 0;
+    for (int i = 0; i < p; i++) {
+        contig &= uz_dt_is_contig(x->all_dt, root_count(x, i));
+        total += root_len(x, i);
+    }
+    *stage = NULL;
+    if (!contig && !(*stage = malloc(total ? total : 1)))
+        return 0;
+    size_t at = 0;
+    for (int i = 0; i < p; i++) {
+        e[i].len = root_len(x, i);
+        if (contig) {
+            e[i].addr = (uint64_t)(uintptr_t)((char *)root_block(x, i) + x->all_dt->true_lb);
+            continue;
+        }
+        e[i].addr = (uint64_t)(uintptr_t)(*stage + at);
+        if (!x->to_root && i != x->root)
+            pack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, e[i].len, *stage + at);
+        at += e[i].len;
+    }
+    return 1;
+}
+
+static void rooted_unstage(const struct uz_shm_rooted *x, int p, const unsigned char *stage)
+{
+    size_t at = 0;
+    for (int i = 0; i < p; i++) {
+        size_t b = root_len(x, i);
+        if (i != x->root)
+            unpack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, b, stage + at);
+        at += b;
+    }
+}
+
+/* A non-root's part of a direct call: its block of `len` bytes (as the root
+ * has it) at `addr` in the root's memory.  Returns what to tell the root. */
+static int direct_block(uz_comm *comm, const struct uz_shm_rooted *x, uint64_t addr, size_t len, int *err)
+{
+    size_t have = (size_t)(x->mine_count * x->mine_dt->size);
+    size_t n = have < len ? have : len;
+    int contig = uz_dt_is_contig(x->mine_dt, x->mine_count);
+    int status = (x->to_root ? have > len : len > have) ? DONE_TRUNCATED : DONE_OK;
+    if (n == 0)
+        return status;
+    unsigned char *stage = contig ? NULL : malloc(n);
+    unsigned char *at = contig ? (unsigned char *)x->mine + x->mine_dt->true_lb : stage;
+    if (!at) {
+        *err = uz_err_make(MPI_ERR_NO_MEM, "%s: out of memory staging a block of %zu bytes", rooted_name(x), n);
+        return DONE_FAILED;
+    }
+    if (x->to_root) {
+        if (stage)
+            pack_range(x->mine, x->mine_count, x->mine_dt, 0, n, stage);
+        *err = write_block(comm, rooted_name(x), x->root, addr, at, n);
+    } else {
+        *err = read_block(comm, rooted_name(x), x->root, addr, at, n);
+        if (!*err && stage)
+            unpack_range(x->mine, x->mine_count, x->mine_dt, 0, n, stage);
+    }
+    free(stage);
+    if (*err)
+        return DONE_FAILED;
+    if (status == DONE_TRUNCATED)
+        *err = uz_err_make(MPI_ERR_TRUNCATE, "%s: this rank's block has %zu bytes, the root's %zu",
+                           rooted_name(x), have, len);
+    return status;
+}
+
+/* The end of a direct call: every non-root posts how it went and leaves;
+ * the root waits for all of them (they are done with its memory) and
+ * returns the first failure. */
+static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, int status)
+{
+    struct lane *L = &sh->lanes[0];
+    uint64_t k = op_begin(sh, L);
+    int32_t st = status;
+    if (sh->me != x->root) {
+        memcpy(slot_of(sh, L, k, sh->me), &st, sizeof(st));
+        if (arrive(sh, L, k))
+            release(sh, L, k);
+        op_end(sh, L, k);
+        return MPI_SUCCESS;
+    }
+    if (arrive(sh, L, k))
+        release(sh, L, k);
+    else
+        wait_release(sh, L, k);
+    all_arrived(L, k);
+    int err = MPI_SUCCESS;
+    for (int r = 0; r < sh->p && !err; r++) {
+        if (r == sh->me)
+            continue;
+        memcpy(&st, slot_of(sh, L, k, r), sizeof(st));
+        if (st == DONE_TRUNCATED && x->to_root)
+            err = uz_err_make(MPI_ERR_TRUNCATE, "%s: rank %d sent more than its receive block of %zu bytes",
+                              rooted_name(x), r, root_len(x, r));
+        else if (st == DONE_FAILED)
+            err = uz_err_make(MPI_ERR_OTHER, "%s: rank %d could not move its block", rooted_name(x), r);
+    }
+    op_end(sh, L, k);
+    return err;
+}
+
+/* The root's plan (the mode it chose, or its fallback) and every rank's
+ * part of it. */
+static int rooted_planned(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm, int alg)
+{
+    int me = sh->me, p = sh->p, root = x->root;
+    struct lane *S = &sh->lanes[0];
+    unsigned char *stage = NULL;
+    struct rooted_plan plan = { .mode = PLAN_DECLINE };
+    struct rooted_entry mine_e = { 0, 0 };
+    uint64_t k = op_begin(sh, S);
+    if (me == root) {
+        unsigned char *slot = slot_of(sh, S, k, me);
+        struct rooted_entry *e = (struct rooted_entry *)(slot + sizeof(plan));
+        size_t most = 0, total = 0;
+        int bad = 0;
+        for (int i = 0; i < p; i++) {
+            bad |= root_count(x, i) < 0;
+            size_t b = bad ? 0 : root_len(x, i);
+            most = b > most ? b : most;
+            total += b;
+            e[i] = (struct rooted_entry){ 0, b };
+        }
+        if (alg < 0 && !bad) {
+            /* A v form: the root's situation is every rank's. */
+            struct uz_coll_situation sit =
+                uz_coll_situation(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER, comm, total / (size_t)p);
+            sit.fixed = 0;
+            alg = uz_coll_shm_rooted(&sit);
+        }
+        if (!bad && alg != UZ_ALG_AUTO) {
+            plan.mode = PLAN_AREA;
+            if (alg != (x->to_root ? GATHER_SHM : SCATTER_SHM) && can_read_all(comm) && show_blocks(x, p, e, &stage))
+                plan.mode = PLAN_DIRECT;
+            area_shape(sh, most, &plan.lane, &plan.pieces);
+        }
+        memcpy(slot, &plan, sizeof(plan));
+        release(sh, S, k);
+    } else {
+        wait_release(sh, S, k);
+        const unsigned char *slot = slot_of(sh, S, k, root);
+        memcpy(&plan, slot, sizeof(plan));
+        memcpy(&mine_e, slot + sizeof(plan) + (size_t)me * sizeof(mine_e), sizeof(mine_e));
+    }
+    op_end(sh, S, k);
+    if (plan.mode == PLAN_DECLINE)
+        return UZ_SHM_DECLINED;
+    enum uz_coll_op op = x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER;
+    if (plan.mode == PLAN_AREA) {
+        size_t have = x->mine == MPI_IN_PLACE ? 0 : (size_t)(x->mine_count * x->mine_dt->size);
+        size_t len = me == root ? 0 : have < mine_e.len ? have : (size_t)mine_e.len;
+        rooted_area(sh, x, &sh->lanes[plan.lane], plan.pieces, len);
+        uz_coll_chose(op, x->to_root ? GATHER_SHM : SCATTER_SHM);
+        if (me == root)
+            root_own_block(x, me);
+        else if (x->to_root ? have > mine_e.len : have < mine_e.len)
+            return uz_err_make(MPI_ERR_TRUNCATE, "%s: this rank's block has %zu bytes, the root's %zu",
+                               rooted_name(x), have, (size_t)mine_e.len);
+        return MPI_SUCCESS;
+    }
+    uz_coll_chose(op, x->to_root ? GATHER_PUSH : SCATTER_PULL);
+    int err = MPI_SUCCESS;
+    if (me != root) {
+        int status = direct_block(comm, x, mine_e.addr, (size_t)mine_e.len, &err);
+        rooted_done(sh, x, status);
+        return err;
+    }
+    root_own_block(x, me);
+    err = rooted_done(sh, x, DONE_OK);
+    if (stage && x->to_root)
+        rooted_unstage(x, p, stage);
+    free(stage);
+    return err;
+}
+
+/* Gather and Scatter through the area, every rank knowing how (b bytes a
+ * block). */
+static int rooted_area_fixed(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, size_t b)
+{
+    uint32_t lane;
+    uint64_t pieces;
+    area_shape(sh, b, &lane, &pieces);
+    rooted_area(sh, x, &sh->lanes[lane], pieces, b);
+    uz_coll_chose(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER, x->to_root ? GATHER_SHM : SCATTER_SHM);
+    if (sh->me == x->root)
+        root_own_block(x, sh->me);
+    return MPI_SUCCESS;
+}
+
+/* Gather by the root reading every block (GATHER_PULL): every rank posts
+ * where its block is and waits while the root reads them all, then hears
+ * whether it did; if the root could not, all go through the area. */
+static int gather_root_pulls(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm, size_t b)
+{
+    int me = sh->me, p = sh->p, root = x->root, err = MPI_SUCCESS;
+    struct lane *S = &sh->lanes[0];
+    struct pull_card card = { 0 };
+    unsigned char *packed = NULL, *stage = NULL;
+    uint64_t k = op_begin(sh, S);
+    if (me != root) {
+        card.can_read = 1;
+        if (uz_dt_is_contig(x->mine_dt, x->mine_count)) {
+            card.addr = (uint64_t)(uintptr_t)((char *)x->mine + x->mine_dt->true_lb);
+        } else if ((packed = malloc(b))) {
+            pack_range(x->mine, x->mine_count, x->mine_dt, 0, b, packed);
+            card.addr = (uint64_t)(uintptr_t)packed;
+        } else {
+            card.can_read = 0;
+        }
+        memcpy(slot_of(sh, S, k, me), &card, sizeof(card));
+        if (arrive(sh, S, k))
+            release(sh, S, k);
+        op_end(sh, S, k);
+        k = op_begin(sh, S);
+        wait_release(sh, S, k);
+        memcpy(&card, slot_of(sh, S, k, root), sizeof(card));
+        op_end(sh, S, k);
+        free(packed);
+    } else {
+        if (arrive(sh, S, k))
+            release(sh, S, k);
+        else
+            wait_release(sh, S, k);
+        all_arrived(S, k);
+        int ok = can_read_all(comm), rcontig = uz_dt_is_contig(x->all_dt, x->count);
+        for (int r = 0; r < p; r++) {
+            memcpy(&card, slot_of(sh, S, k, r), sizeof(card));
+            ok &= r == me || card.can_read;
+        }
+        if (!rcontig && ok && !(stage = malloc(b)))
+            ok = 0;
+        for (int i = 1; i < p && ok && !err; i++) {
+            int r = (root + i) % p;
+            void *dst = stage ? (void *)stage : (char *)root_block(x, r) + x->all_dt->true_lb;
+            memcpy(&card, slot_of(sh, S, k, r), sizeof(card));
+            err = read_block(comm, rooted_name(x), r, card.addr, dst, b);
+            if (!err && stage)
+                unpack_range(root_block(x, r), x->count, x->all_dt, 0, b, stage);
+        }
+        op_end(sh, S, k);
+        free(stage);
+        k = op_begin(sh, S);
+        card = (struct pull_card){ .can_read = ok };
+        memcpy(slot_of(sh, S, k, me), &card, sizeof(card));
+        release(sh, S, k);
+        op_end(sh, S, k);
+        if (ok)
+            root_own_block(x, me);
+    }
+    if (!card.can_read)
+        return rooted_area_fixed(sh, x, b);
+    uz_coll_chose(UZ_COLL_OP_GATHER, GATHER_PULL);
+    return err;
+}
+
+/* Gatherv without the root's plan, which made every rank wait for the root
+ * and so cost back-to-back small Gathervs their pipelining (np 4 on 2
+ * cores, 8 bytes: 4.3 us against the linear algorithm's 0.5): each rank
+ * chooses how its own block travels, by its size (uz_coll_shm_rooted() of
+ * it), and says so on a card in its small-lane slot:
+ *
+ *   small  the block follows the card; the rank leaves after arriving;
+ *   large  the block is in its slot of the large lane (every call takes
+ *          one large-lane operation so that all count alike); leaves too;
+ *   push   the rank waits for the root's table (its slot: address and
+ *          bytes per rank, announced by the phase's second release word),
+ *          writes its block there and arrives at a second small-lane
+ *          operation (the others arrive there at once).
+ *
+ * The root waits once, for every rank at the second operation, which
+ * each reaches after posting its card and pushing: then it copies the
+ * small and large blocks out of the slots.
+ *
+ * Push needs every rank to reach every other by cross-memory attach, which
+ * is the same on every rank of a host (the caller checks). */
+struct gv_card {
+    uint64_t len;
+    uint32_t mode;
+    uint32_t pad;
+};
+enum { GV_SMALL, GV_LARGE, GV_PUSH };
+
+static int gv_mode(struct uz_coll_shm *sh, uz_comm *comm, size_t have)
+{
+    int t = uz_config.coll_gather;
+    if (t == GATHER_PUSH || t == GATHER_PULL)
+        return have ? GV_PUSH : GV_SMALL;
+    struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_GATHER, comm, have);
+    sit.fixed = 0;
+    if (uz_coll_shm_rooted(&sit) == GATHER_PUSH)
+        return GV_PUSH;
+    return have + sizeof(struct gv_card) <= sh->lanes[0].slot ? GV_SMALL
+           : have <= sh->lanes[1].slot                       ? GV_LARGE
+                                                              : GV_PUSH;
+}
+
+static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
+{
+    int me = sh->me, p = sh->p, root = x->root, err = MPI_SUCCESS;
+    int forced = uz_config.coll_gather == GATHER_PUSH || uz_config.coll_gather == GATHER_PULL;
+    struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
+    uint64_t kl = op_begin(sh, L), k = op_begin(sh, S);
+    if (me != root) {
+        size_t have = (size_t)(x->mine_count * x->mine_dt->size);
+        struct gv_card c = { .len = have, .mode = (uint32_t)gv_mode(sh, comm, have) };
+        unsigned char *slot = slot_of(sh, S, k, me);
+        if (c.mode == GV_SMALL)
+            pack_range(x->mine, x->mine_count, x->mine_dt, 0, have, slot + sizeof(c));
+        else if (c.mode == GV_LARGE)
+            pack_range(x->mine, x->mine_count, x->mine_dt, 0, have, slot_of(sh, L, kl, me));
+        memcpy(slot, &c, sizeof(c));
+        op_end(sh, L, kl);
+        if (arrive(sh, S, k))
+            release(sh, S, k);
+        int status = DONE_OK;
+        if (c.mode == GV_PUSH) {
+            wait_for(sh, &ctl_of(S, k)->gen2, k);       /* the root's table is there */
+            struct rooted_entry e;
+            memcpy(&e, slot_of(sh, S, k, root) + (size_t)me * sizeof(e), sizeof(e));
+            status = e.addr ? direct_block(comm, x, e.addr, (size_t)e.len, &err) : DONE_FAILED;
+        }
+        op_end(sh, S, k);
+        uz_coll_chose(UZ_COLL_OP_GATHER, forced || c.mode == GV_PUSH ? GATHER_PUSH : GATHER_SHM);
+        k = op_begin(sh, S);
+        int32_t st = status;
+        memcpy(slot_of(sh, S, k, me), &st, sizeof(st));
+        if (arrive(sh, S, k))
+            release(sh, S, k);
+        op_end(sh, S, k);
+        return err;
+    }
+    /* The root: where each block goes, staged when the blocks are not all
+     * contiguous (address 0 when out of memory: that rank's push fails). */
+    struct rooted_entry *e = (struct rooted_entry *)slot_of(sh, S, k, me);
+    unsigned char *stage = NULL;
+    if (!show_blocks(x, p, e, &stage))
+        for (int i = 0; i < p; i++)
+            e[i] = (struct rooted_entry){ 0, root_len(x, i) };
+    unsigned char *pushed = stage ? calloc((size_t)p, 1) : NULL;
+    atomic_store_explicit(&ctl_of(S, k)->gen2, k, memory_order_seq_cst);
+    wake_sleepers(sh);
+    if (arrive(sh, S, k))
+        release(sh, S, k);
+    root_own_block(x, me);          /* while the others push */
+    /* Every rank arrives at the second operation after posting its card
+     * and, pushing, writing its block: one wait for both. */
+    uint64_t k2 = op_begin(sh, S);
+    if (arrive(sh, S, k2))
+        release(sh, S, k2);
+    else
+        wait_release(sh, S, k2);
+    all_arrived(S, k2);
+    int any_push = 0;
+    for (int i = 0; i < p; i++) {
+        if (i == me)
+            continue;
+        struct gv_card c;
+        const unsigned char *slot = slot_of(sh, S, k, i);
+        memcpy(&c, slot, sizeof(c));
+        size_t cap = root_len(x, i), n = c.len < cap ? (size_t)c.len : cap;
+        if (c.len > cap && !err)
+            err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Gatherv: rank %d sent %llu bytes for a receive block of %zu",
+                              i, (unsigned long long)c.len, cap);
+        if (c.mode == GV_PUSH) {
+            any_push = 1;
+            if (pushed)
+                pushed[i] = 1;
+            continue;
+        }
+        const unsigned char *from = c.mode == GV_SMALL ? slot + sizeof(c) : slot_of(sh, L, kl, i);
+        unpack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, n, from);
+    }
+    for (int r = 0; r < p && any_push; r++) {
+        int32_t st;
+        memcpy(&st, slot_of(sh, S, k2, r), sizeof(st));
+        if (r != me && st == DONE_FAILED && !err)
+            err = uz_err_make(MPI_ERR_OTHER, "MPI_Gatherv: rank %d could not write its block", r);
+    }
+    op_end(sh, L, kl);
+    op_end(sh, S, k);
+    op_end(sh, S, k2);
+    /* Staged blocks that were pushed; the others were unpacked above. */
+    size_t at = 0;
+    for (int i = 0; i < p && stage; i++) {
+        size_t b = root_len(x, i);
+        if (pushed && pushed[i])
+            unpack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, b, stage + at);
+        at += b;
+    }
+    if (stage && !pushed && any_push && !err)
+        err = uz_err_make(MPI_ERR_NO_MEM, "MPI_Gatherv: out of memory noting which blocks were staged");
+    free(stage);
+    free(pushed);
+    uz_coll_chose(UZ_COLL_OP_GATHER, forced || any_push ? GATHER_PUSH : GATHER_SHM);
+    return err;
+}
+
+/* Scatterv: the root decides, per rank, how its block travels and writes
+ * that on a head in the rank's small-lane slot, which the rank waits for
+ * anyway (it needs its data), so that deciding costs no extra wait:
+ *
+ *   small   the block follows the head: one operation, as a broadcast;
+ *   pieces  it goes through the large lane in slot-sized pieces; every
+ *           head carries the number of those operations, the largest such
+ *           block's, so that every rank takes them all;
+ *   pull    the rank reads it from the root's buffer (uz_coll_shm_rooted()
+ *           of the block's size, or named), and then every rank tells the
+ *           root it is done (every head says whether any rank pulls).
+ *
+ * A rank that cannot be read, or a root short of memory for staging,
+ * sends pieces instead. */
+struct sv_head {
+    uint64_t len, addr, pieces;
+    uint32_t mode, any_pull;
+};
+enum { SV_SMALL, SV_PIECES, SV_PULL };
+
+static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
+{
+    int me = sh->me, p = sh->p, root = x->root, err = MPI_SUCCESS, t = uz_config.coll_scatter;
+    struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
+    struct sv_head h;
+    unsigned char *stage = NULL;
+    uint64_t k = op_begin(sh, S);
+    if (me == root) {
+        int readable = can_read_all(comm), any_pull = 0;
+        uint64_t pieces = 0;
+        /* Staging, when the blocks are not all contiguous, only if some
+         * rank pulls. */
+        struct rooted_entry *e = malloc(sizeof(*e) * (size_t)p);
+        int shown = 0;
+        for (int i = 0; i < p; i++) {
+            size_t b = root_len(x, i);
+            struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_SCATTER, comm, b);
+            sit.fixed = 0;
+            int pull = b > 0 && readable && e && (t == SCATTER_PULL || uz_coll_shm_rooted(&sit) == SCATTER_PULL);
+            if (i != me && pull && !shown) {
+                shown = 1;
+                if (!show_blocks(x, p, e, &stage)) {
+                    free(e);
+                    e = NULL;
+                    pull = 0;
+                }
+            }
+            int mode = i == me ? SV_SMALL : pull ? SV_PULL : b + sizeof(h) <= S->slot ? SV_SMALL : SV_PIECES;
+            any_pull |= mode == SV_PULL;
+            if (mode == SV_PIECES && (b + L->slot - 1) / L->slot > pieces)
+                pieces = (b + L->slot - 1) / L->slot;
+            h = (struct sv_head){ .len = b, .addr = mode == SV_PULL ? e[i].addr : 0, .mode = (uint32_t)mode };
+            memcpy(slot_of(sh, S, k, i), &h, sizeof(h));
+        }
+        free(e);
+        for (int i = 0; i < p; i++) {
+            unsigned char *slot = slot_of(sh, S, k, i);
+            memcpy(&h, slot, sizeof(h));
+            h.pieces = pieces;
+            h.any_pull = (uint32_t)any_pull;
+            memcpy(slot, &h, sizeof(h));
+            if (i != me && h.mode == SV_SMALL)
+                pack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, (size_t)h.len, slot + sizeof(h));
+        }
+        release(sh, S, k);
+        for (uint64_t j = 0; j < pieces; j++) {
+            size_t off = (size_t)j * L->slot;
+            uint64_t kl = op_begin(sh, L);
+            for (int i = 0; i < p; i++) {
+                size_t b = root_len(x, i);
+                if (i == me || off >= b || b + sizeof(h) <= S->slot)
+                    continue;
+                memcpy(&h, slot_of(sh, S, k, i), sizeof(h));
+                if (h.mode == SV_PIECES)
+                    pack_range(root_block(x, i), root_count(x, i), x->all_dt, off,
+                               b - off < L->slot ? b - off : L->slot, slot_of(sh, L, kl, i));
+            }
+            release(sh, L, kl);
+            op_end(sh, L, kl);
+        }
+        op_end(sh, S, k);           /* the heads were read until here */
+        root_own_block(x, me);
+        if (any_pull)
+            err = rooted_done(sh, x, DONE_OK);
+        free(stage);
+        uz_coll_chose(UZ_COLL_OP_SCATTER, (t == SCATTER_PULL && readable) || any_pull ? SCATTER_PULL : SCATTER_SHM);
+        return err;
+    }
+    wait_release(sh, S, k);
+    const unsigned char *slot = slot_of(sh, S, k, me);
+    memcpy(&h, slot, sizeof(h));
+    size_t have = (size_t)(x->mine_count * x->mine_dt->size), n = have < h.len ? have : (size_t)h.len;
+    if (h.mode == SV_SMALL)
+        unpack_range(x->mine, x->mine_count, x->mine_dt, 0, n, slot + sizeof(h));
+    op_end(sh, S, k);
+    for (uint64_t j = 0; j < h.pieces; j++) {
+        size_t off = (size_t)j * L->slot;
+        uint64_t kl = op_begin(sh, L);
+        wait_release(sh, L, kl);
+        if (h.mode == SV_PIECES && off < n)
+            unpack_range(x->mine, x->mine_count, x->mine_dt, off, n - off < L->slot ? n - off : L->slot,
+                         slot_of(sh, L, kl, me));
+        op_end(sh, L, kl);
+    }
+    int status = DONE_OK;
+    if (h.mode == SV_PULL)
+        status = direct_block(comm, x, h.addr, (size_t)h.len, &err);
+    if (h.any_pull)
+        rooted_done(sh, x, status);
+    if (!err && h.len > have)
+        err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Scatterv: this rank's block has %zu bytes, the root sent %llu",
+                          have, (unsigned long long)h.len);
+    int named = t == SCATTER_PULL && can_read_all(comm);
+    uz_coll_chose(UZ_COLL_OP_SCATTER, named || h.any_pull ? SCATTER_PULL : SCATTER_SHM);
+    return err;
+}
+
+/* The root's arrays of a v form are there and its counts not negative:
+ * else the message-passing path reports the error, before waiting for
+ * anyone. */
+static int root_arrays_valid(const struct uz_shm_rooted *x, int p)
+{
+    const struct uz_varray *c = x->counts, *d = x->displs;
+    if (!(c->i || c->c || c->a) || !(d->i || d->c || d->a))
+        return 0;
+    for (int i = 0; i < p; i++)
+        if (uz_varray_at(*c, i) < 0)
+            return 0;
+    return 1;
+}
+
+int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm)
+{
+    int me = comm->rank, p = comm->size, at_root = me == x->root;
+    int t = x->to_root ? uz_config.coll_gather : uz_config.coll_scatter;
+    int shm = x->to_root ? GATHER_SHM : SCATTER_SHM;
+    if (p < 2 || (x->mine == MPI_IN_PLACE && !at_root))
+        return UZ_SHM_DECLINED;     /* the message-passing path reports the error */
+    if (x->counts && at_root && !root_arrays_valid(x, p))
+        return UZ_SHM_DECLINED;     /* found before anything, as message passing finds it */
+    int alg = -1;                   /* v forms: the root decides */
+    size_t b = 0;
+    if (!x->counts) {
+        b = (size_t)(at_root ? x->count * x->all_dt->size : x->mine_count * x->mine_dt->size);
+        struct uz_coll_situation sit =
+            uz_coll_situation(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER, comm, b);
+        alg = uz_coll_shm_rooted(&sit);
+        if (alg == UZ_ALG_AUTO || b == 0)
+            return UZ_SHM_DECLINED;
+    } else if (!uz_coll_shm_rooted_v(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER,
+                                     uz_coll_host_oversubscribed()) || !plan_fits(p)) {
+        return UZ_SHM_DECLINED;
+    }
+    struct uz_coll_shm *sh = shm_of(comm);
+    if (!sh)
+        return UZ_SHM_DECLINED;
+    if (alg == shm || (alg >= 0 && !plan_fits(p)))
+        return rooted_area_fixed(sh, x, b);
+    if (alg == GATHER_PULL && x->to_root)
+        return gather_root_pulls(sh, x, comm, b);
+    if (alg < 0 && x->to_root && t != shm && can_read_all(comm))
+        return gatherv_cards(sh, x, comm);
+    if (alg < 0 && !x->to_root)
+        return scatterv_heads(sh, x, comm);
+    return rooted_planned(sh, x, comm, alg);
 }

@@ -42,10 +42,28 @@ struct uz_varray;
 int uz_shm_allgatherv(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
                       const struct uz_varray *rcounts, const struct uz_varray *rdispls, uz_datatype *rtype,
                       uz_comm *comm, int want);
-int uz_shm_gather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
-                  uz_datatype *rtype, int root, uz_comm *comm, int alg);
-int uz_shm_scatter(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf, MPI_Count rcount,
-                   uz_datatype *rtype, int root, uz_comm *comm, int alg);
+/* One Gather(v) or Scatter(v) as the shared-memory algorithms see it
+ * (gather_scatter.c's struct rooted in other words). */
+struct uz_shm_rooted {
+    int to_root;                /* gather: blocks travel to the root */
+    int root;
+    /* The root's buffer of blocks: recvbuf of a gather, sendbuf of a
+     * scatter; v forms: the root's counts and displacements (NULL on
+     * Gather and Scatter), significant at the root only. */
+    void *all;
+    MPI_Count count;
+    const struct uz_varray *counts, *displs;
+    uz_datatype *all_dt;
+    /* This rank's own block (MPI_IN_PLACE at the root: it stays put). */
+    void *mine;
+    MPI_Count mine_count;
+    uz_datatype *mine_dt;
+};
+
+/* Through the area, or by one copy between the root's buffer and each
+ * rank's (uz_coll_shm_rooted() in coll_policy.h says which); records the
+ * choice (coll_chosen.h) itself. */
+int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm);
 int uz_shm_alltoall(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
                     MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int alg);
 

@@ -5,12 +5,15 @@
  * blocks travel.
  *
  *  linear    the root exchanges a block with every rank (the v forms
- *            always).
+ *            always, by message passing).
  *  binomial  blocks travel along a binomial tree rooted at the root, each
  *            subtree's blocks packed into one bundle: the root exchanges
  *            log2 p messages instead of p-1.  Gathering, a rank receives
  *            its subtrees' bundles, adds its own block and sends the whole
  *            to its parent; scattering is the same backwards.
+ *
+ * Blocking calls within one host may instead go through the shared area or
+ * by one copy between the root's buffer and each rank's (coll_shm.c).
  *
  * Intercommunicators: the root (MPI_ROOT) exchanges a block with every
  * rank of the other group.
@@ -268,28 +271,65 @@ static int build_scatterv(struct uz_sched *s, const struct uz_coll_args *a)
 
 /* ------------------------------------------------------------ entry points */
 
+/* The shared-memory algorithms read the tunable themselves: besides shm
+ * it may name pull or push, which they record as the choice. */
+static int shm_rooted(const struct uz_coll_args *a, uz_comm *comm, int to_root)
+{
+    struct uz_shm_rooted x = { .to_root = to_root, .root = a->root };
+    if (a->v) {
+        x.counts = &a->v->counts;
+        x.displs = &a->v->displs;
+    }
+    if (to_root) {
+        x.all = a->recvbuf;
+        x.count = a->rcount;
+        x.all_dt = a->rtype;
+        x.mine = (void *)a->sendbuf;
+        x.mine_count = a->scount;
+        x.mine_dt = a->stype;
+    } else {
+        x.all = (void *)a->sendbuf;
+        x.count = a->scount;
+        x.all_dt = a->stype;
+        x.mine = a->recvbuf;
+        x.mine_count = a->rcount;
+        x.mine_dt = a->rtype;
+    }
+    return uz_shm_rooted(&x, comm);
+}
+
 static int shm_gather(const struct uz_coll_args *a, uz_comm *comm, int want)
 {
-    return uz_shm_gather(a->sendbuf, a->scount, a->stype, a->recvbuf, a->rcount, a->rtype, a->root, comm, want);
+    (void)want;
+    return shm_rooted(a, comm, 1);
 }
 
 static int shm_scatter(const struct uz_coll_args *a, uz_comm *comm, int want)
 {
-    return uz_shm_scatter(a->sendbuf, a->scount, a->stype, a->recvbuf, a->rcount, a->rtype, a->root, comm, want);
+    (void)want;
+    return shm_rooted(a, comm, 0);
 }
 
 static const struct uz_coll_kind gather = {
     .name = "MPI_Gather",
     .shm = shm_gather, .tunable = &uz_config.coll_gather, .shm_choice = GATHER_SHM, .build = build_gather,
-    .op = UZ_COLL_OP_GATHER,
+    .op = UZ_COLL_OP_GATHER, .shm_chooses = 1,
 };
 static const struct uz_coll_kind scatter = {
     .name = "MPI_Scatter",
     .shm = shm_scatter, .tunable = &uz_config.coll_scatter, .shm_choice = SCATTER_SHM, .build = build_scatter,
-    .op = UZ_COLL_OP_SCATTER,
+    .op = UZ_COLL_OP_SCATTER, .shm_chooses = 1,
 };
-static const struct uz_coll_kind gatherv = { .name = "MPI_Gatherv", .arrays = UZ_COLL_ARRAYS_AT_ROOT, .build = build_gatherv };
-static const struct uz_coll_kind scatterv = { .name = "MPI_Scatterv", .arrays = UZ_COLL_ARRAYS_AT_ROOT, .build = build_scatterv };
+static const struct uz_coll_kind gatherv = {
+    .name = "MPI_Gatherv", .arrays = UZ_COLL_ARRAYS_AT_ROOT, .build = build_gatherv,
+    .shm = shm_gather, .tunable = &uz_config.coll_gather, .shm_choice = GATHER_SHM,
+    .op = UZ_COLL_OP_GATHER, .shm_chooses = 1,
+};
+static const struct uz_coll_kind scatterv = {
+    .name = "MPI_Scatterv", .arrays = UZ_COLL_ARRAYS_AT_ROOT, .build = build_scatterv,
+    .shm = shm_scatter, .tunable = &uz_config.coll_scatter, .shm_choice = SCATTER_SHM,
+    .op = UZ_COLL_OP_SCATTER, .shm_chooses = 1,
+};
 
 static int call(const struct uz_coll_kind *k, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
                 void *recvbuf, MPI_Count rcount, uz_datatype *rtype, int root, uz_comm *comm,

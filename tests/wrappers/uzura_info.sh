@@ -54,8 +54,8 @@ COLL_BARRIER auto|dissemination|tree|shm
 COLL_BCAST auto|binomial|scatter_allgather|linear|shm
 COLL_REDUCE auto|binomial|reduce_scatter_gather|linear|shm
 COLL_ALLREDUCE auto|recursive_doubling|rabenseifner|ring|reduce_bcast|shm
-COLL_GATHER auto|linear|binomial|shm
-COLL_SCATTER auto|linear|binomial|shm
+COLL_GATHER auto|linear|binomial|shm|pull|push
+COLL_SCATTER auto|linear|binomial|shm|pull
 COLL_ALLGATHER auto|ring|recursive_doubling|bruck|linear|shm
 COLL_ALLTOALL auto|pairwise|bruck|linear|shm
 COLL_ALLTOALLV auto|pairwise|linear|shm
