@@ -1451,12 +1451,100 @@ static int gv_mode(struct uz_coll_shm *sh, uz_comm *comm, size_t have)
                                                               : GV_PUSH;
 }
 
+/* Tiny blocks as eager messages (uz_coll_shm_v_eager()), on the
+ * collective's tag: each rank that sends or receives any runs one
+ * schedule, the others take the tag all the same, so that the sequence
+ * stays alike on every rank.  The rest of the protocol is unchanged: every
+ * rank takes the same area operations (their count is what keeps the
+ * area's phases in step), the tiny ones without waiting for anyone. */
+static int v_eager(enum uz_coll_op op, size_t bytes)
+{
+    return uz_coll_shm_v_eager(op, bytes);
+}
+
+static int gatherv_messages(const struct uz_shm_rooted *x, uz_comm *comm, int *big)
+{
+    int me = comm->rank, p = comm->size, any = 0, err;
+    struct uz_sched *s = NULL;
+    *big = 0;
+    if (!v_eager(UZ_COLL_OP_GATHER, 0)) {
+        *big = me == x->root ? p - 1 : 1;
+        return MPI_SUCCESS;         /* a named algorithm: no messages, no tag */
+    }
+    if (me != x->root) {
+        size_t have = (size_t)(x->mine_count * x->mine_dt->size);
+        *big = !v_eager(UZ_COLL_OP_GATHER, have);
+        any = !*big && have > 0;
+    } else {
+        for (int i = 0; i < p; i++) {
+            size_t b = root_len(x, i);
+            if (i == me)
+                continue;
+            if (!v_eager(UZ_COLL_OP_GATHER, b))
+                (*big)++;
+            else if (b > 0)
+                any = 1;
+        }
+    }
+    if (!any) {
+        uz_coll_next_tag(comm);
+        return MPI_SUCCESS;
+    }
+    if ((err = uz_sched_blocking(comm, &s)))
+        return err;
+    if (me != x->root) {
+        uz_sched_send(s, x->mine, x->mine_count, x->mine_dt, x->root);
+    } else {
+        for (int i = 0; i < p; i++) {
+            size_t b = root_len(x, i);
+            if (i != me && b > 0 && v_eager(UZ_COLL_OP_GATHER, b))
+                uz_sched_recv(s, root_block(x, i), root_count(x, i), x->all_dt, i);
+        }
+    }
+    return uz_sched_run(s);
+}
+
 static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
 {
-    int me = sh->me, p = sh->p, root = x->root, err = MPI_SUCCESS;
+    int me = sh->me, p = sh->p, root = x->root, err = MPI_SUCCESS, big = 0;
     int forced = uz_config.coll_gather == GATHER_PUSH || uz_config.coll_gather == GATHER_PULL;
     struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
+    /* Senders send before anything else, so the root may find their
+     * messages there; the root takes its own after the area's blocks. */
+    int msg_err = me != root ? gatherv_messages(x, comm, &big) : MPI_SUCCESS;
+    if (me == root && !v_eager(UZ_COLL_OP_GATHER, 0))
+        big = 1;
+    else if (me == root)
+        for (int i = 0; i < p; i++)
+            big += i != me && !v_eager(UZ_COLL_OP_GATHER, root_len(x, i));
     uint64_t kl = op_begin(sh, L), k = op_begin(sh, S);
+    if (me != root && !big) {
+        /* Only keeping the area's phases in step. */
+        op_end(sh, L, kl);
+        if (arrive(sh, S, k))
+            release(sh, S, k);
+        op_end(sh, S, k);
+        k = op_begin(sh, S);
+        if (arrive(sh, S, k))
+            release(sh, S, k);
+        op_end(sh, S, k);
+        uz_coll_chose(UZ_COLL_OP_GATHER, GATHER_LINEAR);
+        return msg_err;
+    }
+    if (me == root && !big) {
+        /* Every block tiny: the root neither waits in the area nor reads it. */
+        op_end(sh, L, kl);
+        if (arrive(sh, S, k))
+            release(sh, S, k);
+        op_end(sh, S, k);
+        k = op_begin(sh, S);
+        if (arrive(sh, S, k))
+            release(sh, S, k);
+        op_end(sh, S, k);
+        root_own_block(x, me);
+        uz_coll_chose(UZ_COLL_OP_GATHER, GATHER_LINEAR);
+        return gatherv_messages(x, comm, &big);
+    }
     if (me != root) {
         size_t have = (size_t)(x->mine_count * x->mine_dt->size);
         struct gv_card c = { .len = have, .mode = (uint32_t)gv_mode(sh, comm, have) };
@@ -1484,7 +1572,7 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
         if (arrive(sh, S, k))
             release(sh, S, k);
         op_end(sh, S, k);
-        return err;
+        return err ? err : msg_err;
     }
     /* The root: where each block goes, staged when the blocks are not all
      * contiguous (address 0 when out of memory: that rank's push fails). */
@@ -1509,8 +1597,8 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     all_arrived(S, k2);
     int any_push = 0;
     for (int i = 0; i < p; i++) {
-        if (i == me)
-            continue;
+        if (i == me || v_eager(UZ_COLL_OP_GATHER, root_len(x, i)))
+            continue;               /* its block comes by message */
         struct gv_card c;
         const unsigned char *slot = slot_of(sh, S, k, i);
         memcpy(&c, slot, sizeof(c));
@@ -1549,7 +1637,8 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     free(stage);
     free(pushed);
     uz_coll_chose(UZ_COLL_OP_GATHER, forced || any_push ? GATHER_PUSH : GATHER_SHM);
-    return err;
+    msg_err = gatherv_messages(x, comm, &big);
+    return err ? err : msg_err;
 }
 
 /* Scatterv: the root decides, per rank, how its block travels and writes
@@ -1570,7 +1659,60 @@ struct sv_head {
     uint64_t len, addr, pieces;
     uint32_t mode, any_pull;
 };
-enum { SV_SMALL, SV_PIECES, SV_PULL };
+enum { SV_SMALL, SV_PIECES, SV_PULL, SV_MSG };
+
+/* A tiny block's message (uz_coll_shm_v_eager()): the head, which tells
+ * the rank how many area operations the others take, then the block. */
+enum { SV_MSG_MAX = SMALL_SLOT - sizeof(struct sv_head) };
+
+static int scatterv_messages(struct uz_coll_shm *sh, uz_comm *comm, uint64_t k, int any)
+{
+    struct uz_sched *s = NULL;
+    if (!any) {
+        uz_coll_next_tag(comm);
+        return MPI_SUCCESS;
+    }
+    int err = uz_sched_blocking(comm, &s);
+    if (err)
+        return err;
+    for (int i = 0; i < sh->p; i++) {
+        struct sv_head h;
+        const unsigned char *slot = slot_of(sh, &sh->lanes[0], k, i);
+        memcpy(&h, slot, sizeof(h));
+        if (i != sh->me && h.mode == SV_MSG)
+            uz_sched_send(s, slot, (MPI_Count)(sizeof(h) + h.len), uz_byte_type(), i);
+    }
+    return uz_sched_run(s);
+}
+
+/* A rank whose block is tiny: it comes by message with the head; then the
+ * area operations the others take, without waiting for anyone. */
+static int scatterv_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm, size_t have)
+{
+    unsigned char buf[sizeof(struct sv_head) + SV_MSG_MAX];
+    struct uz_sched *s = NULL;
+    struct sv_head h;
+    int err = uz_sched_blocking(comm, &s);
+    if (err)
+        return err;
+    uz_sched_recv(s, buf, (MPI_Count)sizeof(buf), uz_byte_type(), x->root);
+    if ((err = uz_sched_run(s)))
+        return err;     /* the root's message did not come: it failed before the area */
+    memcpy(&h, buf, sizeof(h));
+    size_t n = have < h.len ? have : (size_t)h.len;
+    unpack_range(x->mine, x->mine_count, x->mine_dt, 0, n, buf + sizeof(h));
+    struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
+    op_end(sh, S, op_begin(sh, S));
+    for (uint64_t j = 0; j < h.pieces; j++)
+        op_end(sh, L, op_begin(sh, L));
+    if (h.any_pull)
+        rooted_done(sh, x, DONE_OK);
+    if (h.len > have)
+        err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Scatterv: this rank's block has %zu bytes, the root sent %llu",
+                          have, (unsigned long long)h.len);
+    uz_coll_chose(UZ_COLL_OP_SCATTER, SCATTER_LINEAR);
+    return err;
+}
 
 static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
 {
@@ -1578,22 +1720,38 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
     struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
     struct sv_head h;
     unsigned char *stage = NULL;
+    int auto_v = v_eager(UZ_COLL_OP_SCATTER, 0);
+    if (me != root && auto_v) {
+        size_t have = (size_t)(x->mine_count * x->mine_dt->size);
+        if (v_eager(UZ_COLL_OP_SCATTER, have))
+            return scatterv_tiny(sh, x, comm, have);
+        uz_coll_next_tag(comm);
+    }
     uint64_t k = op_begin(sh, S);
     if (me == root) {
-        int readable = can_read_all(comm), any_pull = 0;
+        int readable = can_read_all(comm), any_pull = 0, area = 0;
         uint64_t pieces = 0;
         /* Staging, when the blocks are not all contiguous, only if some
          * rank pulls. */
-        struct rooted_entry *e = malloc(sizeof(*e) * (size_t)p);
-        int shown = 0;
+        struct rooted_entry *e = NULL;
+        int shown = 0, tiny = 0;
         for (int i = 0; i < p; i++) {
             size_t b = root_len(x, i);
+            if (i != me && auto_v && v_eager(UZ_COLL_OP_SCATTER, b)) {
+                h = (struct sv_head){ .len = b, .mode = SV_MSG };
+                memcpy(slot_of(sh, S, k, i), &h, sizeof(h));
+                tiny = 1;
+                continue;
+            }
+            area |= i != me;
             struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_SCATTER, comm, b);
             sit.fixed = 0;
-            int pull = b > 0 && readable && e && (t == SCATTER_PULL || uz_coll_shm_rooted(&sit) == SCATTER_PULL);
+            int pull = b > 0 && readable && (e || !shown) &&
+                       (t == SCATTER_PULL || uz_coll_shm_rooted(&sit) == SCATTER_PULL);
             if (i != me && pull && !shown) {
                 shown = 1;
-                if (!show_blocks(x, p, e, &stage)) {
+                e = malloc(sizeof(*e) * (size_t)p);
+                if (!e || !show_blocks(x, p, e, &stage)) {
                     free(e);
                     e = NULL;
                     pull = 0;
@@ -1607,15 +1765,20 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
             memcpy(slot_of(sh, S, k, i), &h, sizeof(h));
         }
         free(e);
+        /* The tiny blocks' messages go from their slots (which stay the
+         * root's until its op_end below). */
         for (int i = 0; i < p; i++) {
             unsigned char *slot = slot_of(sh, S, k, i);
             memcpy(&h, slot, sizeof(h));
             h.pieces = pieces;
             h.any_pull = (uint32_t)any_pull;
             memcpy(slot, &h, sizeof(h));
-            if (i != me && h.mode == SV_SMALL)
+            if (i != me && (h.mode == SV_SMALL || h.mode == SV_MSG))
                 pack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, (size_t)h.len, slot + sizeof(h));
         }
+        if (auto_v)
+            err = scatterv_messages(sh, comm, k, tiny);
+        if (area)
         release(sh, S, k);
         for (uint64_t j = 0; j < pieces; j++) {
             size_t off = (size_t)j * L->slot;
@@ -1637,7 +1800,9 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
         if (any_pull)
             err = rooted_done(sh, x, DONE_OK);
         free(stage);
-        uz_coll_chose(UZ_COLL_OP_SCATTER, (t == SCATTER_PULL && readable) || any_pull ? SCATTER_PULL : SCATTER_SHM);
+        uz_coll_chose(UZ_COLL_OP_SCATTER, !area                                  ? SCATTER_LINEAR
+                                          : (t == SCATTER_PULL && readable) || any_pull ? SCATTER_PULL
+                                                                                       : SCATTER_SHM);
         return err;
     }
     wait_release(sh, S, k);
