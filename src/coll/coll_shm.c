@@ -1224,6 +1224,9 @@ static int direct_block(uz_comm *comm, const struct uz_shm_rooted *x, uint64_t a
 /* The end of a direct call: every non-root posts how it went and leaves;
  * the root waits for all of them (they are done with its memory) and
  * returns the first failure. */
+static int rooted_tiny(const struct uz_shm_rooted *x, int r);
+static int arrive_for(struct uz_coll_shm *sh, struct lane *L, uint64_t k, int n);
+
 static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, int status)
 {
     struct lane *L = &sh->lanes[0];
@@ -1236,14 +1239,18 @@ static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, in
         op_end(sh, L, k);
         return MPI_SUCCESS;
     }
-    if (arrive(sh, L, k))
+    int absent = 0;
+    for (int r = 0; r < sh->p; r++)
+        absent += r != sh->me && rooted_tiny(x, r);
+    if (arrive_for(sh, L, k, 1 + absent))
         release(sh, L, k);
     else
         wait_release(sh, L, k);
-    all_arrived(L, k);
+    if (!absent)
+        all_arrived(L, k);
     int err = MPI_SUCCESS;
     for (int r = 0; r < sh->p && !err; r++) {
-        if (r == sh->me)
+        if (r == sh->me || rooted_tiny(x, r))
             continue;
         memcpy(&st, slot_of(sh, L, k, r), sizeof(st));
         if (st == DONE_TRUNCATED && x->to_root)
@@ -1454,12 +1461,44 @@ static int gv_mode(struct uz_coll_shm *sh, uz_comm *comm, size_t have)
 /* Tiny blocks as eager messages (uz_coll_shm_v_eager()), on the
  * collective's tag: each rank that sends or receives any runs one
  * schedule, the others take the tag all the same, so that the sequence
- * stays alike on every rank.  The rest of the protocol is unchanged: every
- * rank takes the same area operations (their count is what keeps the
- * area's phases in step), the tiny ones without waiting for anyone. */
+ * stays alike on every rank.  A rank whose block is tiny takes no part in
+ * the area: it only counts the call's area operations as done (their
+ * number, the same for every rank, keeps the phases in step), and the
+ * root arrives for it where the others arrive.  So it never waits for
+ * another rank in the area, and back-to-back calls pipeline as linear's
+ * do. */
 static int v_eager(enum uz_coll_op op, size_t bytes)
 {
     return uz_coll_shm_v_eager(op, bytes);
+}
+
+static int rooted_tiny(const struct uz_shm_rooted *x, int r)
+{
+    return x->counts && v_eager(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER, root_len(x, r));
+}
+
+/* Arrive at k for n ranks (this one and those absent). */
+static int arrive_for(struct uz_coll_shm *sh, struct lane *L, uint64_t k, int n)
+{
+    struct phase_ctl *c = ctl_of(L, k);
+    unsigned before = atomic_fetch_add_explicit(&c->arrived, (unsigned)n, memory_order_acq_rel);
+    if (before + (unsigned)n < (unsigned)sh->p)
+        return 0;
+    atomic_store_explicit(&c->arrived, 0, memory_order_relaxed);
+    return 1;
+}
+
+/* The next n operations of lane L, which this rank takes no part in: done
+ * as far as the others' op_begin is concerned (it never touches their
+ * slots).  The root must not count them as arrived in all_arrived(): the
+ * rank may not have reached them yet. */
+static void skip_ops(struct uz_coll_shm *sh, struct lane *L, uint64_t n)
+{
+    if (n == 0)
+        return;
+    L->k += n;
+    atomic_store_explicit(&L->done[sh->me].k, L->k, memory_order_seq_cst);
+    wake_sleepers(sh);
 }
 
 static int gatherv_messages(const struct uz_shm_rooted *x, uz_comm *comm, int *big)
@@ -1517,34 +1556,20 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     else if (me == root)
         for (int i = 0; i < p; i++)
             big += i != me && !v_eager(UZ_COLL_OP_GATHER, root_len(x, i));
+    if (!big) {
+        /* This rank's block is tiny (or, at the root, every other's): the
+         * call's one large-lane and two small-lane operations, skipped. */
+        skip_ops(sh, L, 1);
+        skip_ops(sh, S, 2);
+        if (me == root)
+            root_own_block(x, me);
+        uz_coll_chose(UZ_COLL_OP_GATHER, GATHER_LINEAR);
+        return me == root ? gatherv_messages(x, comm, &big) : msg_err;
+    }
+    int absent = 0;
+    for (int i = 0; i < p && me == root; i++)
+        absent += i != me && rooted_tiny(x, i);
     uint64_t kl = op_begin(sh, L), k = op_begin(sh, S);
-    if (me != root && !big) {
-        /* Only keeping the area's phases in step. */
-        op_end(sh, L, kl);
-        if (arrive(sh, S, k))
-            release(sh, S, k);
-        op_end(sh, S, k);
-        k = op_begin(sh, S);
-        if (arrive(sh, S, k))
-            release(sh, S, k);
-        op_end(sh, S, k);
-        uz_coll_chose(UZ_COLL_OP_GATHER, GATHER_LINEAR);
-        return msg_err;
-    }
-    if (me == root && !big) {
-        /* Every block tiny: the root neither waits in the area nor reads it. */
-        op_end(sh, L, kl);
-        if (arrive(sh, S, k))
-            release(sh, S, k);
-        op_end(sh, S, k);
-        k = op_begin(sh, S);
-        if (arrive(sh, S, k))
-            release(sh, S, k);
-        op_end(sh, S, k);
-        root_own_block(x, me);
-        uz_coll_chose(UZ_COLL_OP_GATHER, GATHER_LINEAR);
-        return gatherv_messages(x, comm, &big);
-    }
     if (me != root) {
         size_t have = (size_t)(x->mine_count * x->mine_dt->size);
         struct gv_card c = { .len = have, .mode = (uint32_t)gv_mode(sh, comm, have) };
@@ -1584,20 +1609,21 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     unsigned char *pushed = stage ? calloc((size_t)p, 1) : NULL;
     atomic_store_explicit(&ctl_of(S, k)->gen2, k, memory_order_seq_cst);
     wake_sleepers(sh);
-    if (arrive(sh, S, k))
+    if (arrive_for(sh, S, k, 1 + absent))
         release(sh, S, k);
     root_own_block(x, me);          /* while the others push */
     /* Every rank arrives at the second operation after posting its card
      * and, pushing, writing its block: one wait for both. */
     uint64_t k2 = op_begin(sh, S);
-    if (arrive(sh, S, k2))
+    if (arrive_for(sh, S, k2, 1 + absent))
         release(sh, S, k2);
     else
         wait_release(sh, S, k2);
-    all_arrived(S, k2);
+    if (!absent)
+        all_arrived(S, k2);
     int any_push = 0;
     for (int i = 0; i < p; i++) {
-        if (i == me || v_eager(UZ_COLL_OP_GATHER, root_len(x, i)))
+        if (i == me || rooted_tiny(x, i))
             continue;               /* its block comes by message */
         struct gv_card c;
         const unsigned char *slot = slot_of(sh, S, k, i);
@@ -1618,7 +1644,7 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     for (int r = 0; r < p && any_push; r++) {
         int32_t st;
         memcpy(&st, slot_of(sh, S, k2, r), sizeof(st));
-        if (r != me && st == DONE_FAILED && !err)
+        if (r != me && !rooted_tiny(x, r) && st == DONE_FAILED && !err)
             err = uz_err_make(MPI_ERR_OTHER, "MPI_Gatherv: rank %d could not write its block", r);
     }
     op_end(sh, L, kl);
@@ -1701,12 +1727,9 @@ static int scatterv_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     memcpy(&h, buf, sizeof(h));
     size_t n = have < h.len ? have : (size_t)h.len;
     unpack_range(x->mine, x->mine_count, x->mine_dt, 0, n, buf + sizeof(h));
-    struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
-    op_end(sh, S, op_begin(sh, S));
-    for (uint64_t j = 0; j < h.pieces; j++)
-        op_end(sh, L, op_begin(sh, L));
-    if (h.any_pull)
-        rooted_done(sh, x, DONE_OK);
+    /* The heads' operation, the pieces', and the pulls' end. */
+    skip_ops(sh, &sh->lanes[0], 1 + (h.any_pull != 0));
+    skip_ops(sh, &sh->lanes[1], h.pieces);
     if (h.len > have)
         err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Scatterv: this rank's block has %zu bytes, the root sent %llu",
                           have, (unsigned long long)h.len);
