@@ -1711,6 +1711,34 @@ static int scatterv_messages(struct uz_coll_shm *sh, uz_comm *comm, uint64_t k, 
     return uz_sched_run(s);
 }
 
+/* The root when every other rank's block is tiny: messages only, from a
+ * staging buffer, and the heads' operation skipped as the others skip it. */
+static int scatterv_all_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
+{
+    int me = sh->me, p = sh->p, err;
+    struct uz_sched *s = NULL;
+    skip_ops(sh, &sh->lanes[0], 1);
+    if ((err = uz_sched_blocking(comm, &s)))
+        return err;
+    size_t total = 0;
+    for (int i = 0; i < p; i++)
+        total += i != me ? sizeof(struct sv_head) + root_len(x, i) : 0;
+    unsigned char *buf = uz_sched_alloc(s, total), *m = buf;
+    for (int i = 0; i < p && buf; i++) {
+        if (i == me)
+            continue;
+        struct sv_head h = { .len = root_len(x, i), .mode = SV_MSG };
+        memcpy(m, &h, sizeof(h));
+        pack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, (size_t)h.len, m + sizeof(h));
+        uz_sched_send(s, m, (MPI_Count)(sizeof(h) + h.len), uz_byte_type(), i);
+        m += sizeof(h) + h.len;
+    }
+    err = uz_sched_run(s);
+    root_own_block(x, me);
+    uz_coll_chose(UZ_COLL_OP_SCATTER, SCATTER_LINEAR);
+    return err;
+}
+
 /* A rank whose block is tiny: it comes by message with the head; then the
  * area operations the others take, without waiting for anyone. */
 static int scatterv_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm, size_t have)
@@ -1749,6 +1777,13 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
         if (v_eager(UZ_COLL_OP_SCATTER, have))
             return scatterv_tiny(sh, x, comm, have);
         uz_coll_next_tag(comm);
+    }
+    if (me == root && auto_v) {
+        int all_tiny = 1;
+        for (int i = 0; i < p && all_tiny; i++)
+            all_tiny = i == me || rooted_tiny(x, i);
+        if (all_tiny)
+            return scatterv_all_tiny(sh, x, comm);
     }
     uint64_t k = op_begin(sh, S);
     if (me == root) {
