@@ -4,7 +4,6 @@
  * compiles this file in to print them as a table.
  */
 #include "coll/coll_policy.h"
-#include <stdlib.h>
 
 #include "coll/coll_tune.h"
 
@@ -189,24 +188,23 @@ int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed)
 }
 
 /* Tiny blocks of the v forms by message: through the area they cost
- * back-to-back calls their pipelining (every rank's card, the root's wait
- * for all; np 4 on 2 cores, Gatherv 8 bytes 1.6x Open MPI's time against
- * linear's 0.5x), while eager messages let the other ranks run ahead and
- * the root take them as they come.  Only when auto: a named algorithm
- * takes every block. */
-enum { V_EAGER_MAX = 256 };
+ * back-to-back calls their pipelining (the root waits for every card),
+ * while eager messages let the other ranks run ahead and the root take
+ * them as they come.  Measured on 2 cores (us per call, best of 3; message
+ * against area): np 4 Gatherv 8 bytes 0.52 against 1.07 (linear 0.35-0.5),
+ * 512 0.67 against 1.34, 1 KiB 1.06 against 1.46, 2 KiB 2.33 against 1.86,
+ * 4 KiB 2.02 against 1.87; np 8 1 KiB 2.6 against 5.0, 2 KiB 3.4 against
+ * 5.1.  Scatterv, whose ranks wait for the root either way: np 4 8 bytes
+ * even (0.53), 512 0.67 against 0.58, 4 KiB 1.8 against 1.77.  Only when
+ * auto: a named algorithm takes every block.  (Scatterv's limit must stay
+ * below a small-lane slot less the message's head, coll_shm.c.) */
+enum { GATHERV_EAGER_MAX = 1024, SCATTERV_EAGER_MAX = 256 };
 
 int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes)
 {
-    int t = op == UZ_COLL_OP_GATHER ? uz_config.coll_gather : uz_config.coll_scatter;
-    static long lim = -2;
-    if (lim == -2) {
-        const char *e = getenv("UZ_VTINY");
-        lim = e ? atol(e) : V_EAGER_MAX;
-        if (lim > 4000)
-            lim = 4000;
-    }
-    return t == UZ_ALG_AUTO && (long)bytes <= lim;
+    int gather = op == UZ_COLL_OP_GATHER;
+    int t = gather ? uz_config.coll_gather : uz_config.coll_scatter;
+    return t == UZ_ALG_AUTO && bytes <= (gather ? GATHERV_EAGER_MAX : SCATTERV_EAGER_MAX);
 }
 
 int uz_coll_shm_pull(const struct uz_coll_situation *s, int want)
