@@ -175,8 +175,9 @@ int uz_coll_shm_rooted(const struct uz_coll_situation *s)
  * 1 KiB 1.3 against 0.46; 32 KiB 4.4 against 2.9, Gather's pushes
  * 2.1).  With more ranks than cores they win from 1 KiB (np 4, Gatherv
  * 1 KiB 1.4 us against 2.7-3.4, 32 KiB 8-11 against 27-29; Scatterv 32 KiB
- * 8-14 against 17-36) and lose a little on tiny blocks (Gatherv 8 bytes 1.1
- * against 0.4). */
+ * 8-14 against 17-36) and lost on tiny blocks (Gatherv 8 bytes 1.1
+ * against 0.4), which therefore travel as messages
+ * (uz_coll_shm_v_eager()). */
 int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed)
 {
     int gather = op == UZ_COLL_OP_GATHER;
