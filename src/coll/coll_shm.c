@@ -1423,6 +1423,8 @@ static int gather_root_pulls(struct uz_coll_shm *sh, const struct uz_shm_rooted 
  * chooses how its own block travels, by its size (uz_coll_shm_rooted() of
  * it), and says so on a card in its small-lane slot:
  *
+ *   (tiny  by auto, the block goes as an eager message and the rank
+ *          skips the area, see v_eager() below: no card);
  *   small  the block follows the card; the rank leaves after arriving;
  *   large  the block is in its slot of the large lane (every call takes
  *          one large-lane operation so that all count alike); leaves too;
@@ -1679,8 +1681,10 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
  *           of the block's size, or named), and then every rank tells the
  *           root it is done (every head says whether any rank pulls).
  *
- * A rank that cannot be read, or a root short of memory for staging,
- * sends pieces instead. */
+ * Tiny blocks (auto) go as messages instead, with the head in front (the
+ * rank skips the area operations it names); when every block is tiny the
+ * root does not use the area at all.  A rank that cannot be read, or a
+ * root short of memory for staging, gets pieces instead. */
 struct sv_head {
     uint64_t len, addr, pieces;
     uint32_t mode, any_pull;
