@@ -1499,8 +1499,13 @@ static void skip_ops(struct uz_coll_shm *sh, struct lane *L, uint64_t n)
     if (n == 0)
         return;
     L->k += n;
+    /* No wake_sleepers(): with more ranks than cores someone usually
+     * sleeps, and ringing every doorbell on each tiny call cost np 8
+     * Gatherv 8 bytes 2.5-4.4 us against 0.9 without (linear 0.7-0.9).
+     * Only a rank starting an operation a whole phase ring beyond this one
+     * can wait for this store; it wakes at the next release or after its
+     * sleep's 2 ms safety net. */
     atomic_store_explicit(&L->done[sh->me].k, L->k, memory_order_seq_cst);
-    wake_sleepers(sh);
 }
 
 static int gatherv_messages(const struct uz_shm_rooted *x, uz_comm *comm, int *big)
