@@ -191,15 +191,15 @@ int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed)
 /* Tiny blocks of the v forms by message: through the area they cost
  * back-to-back calls their pipelining (the root waits for every card),
  * while eager messages let the other ranks run ahead and the root take
- * them as they come.  Measured on 2 cores (us per call, best of 3; message
- * against area): np 4 Gatherv 8 bytes 0.52 against 1.07 (linear 0.35-0.5),
- * 512 0.67 against 1.34, 1 KiB 1.06 against 1.46, 2 KiB 2.33 against 1.86,
- * 4 KiB 2.02 against 1.87; np 8 1 KiB 2.6 against 5.0, 2 KiB 3.4 against
- * 5.1.  Scatterv, whose ranks wait for the root either way: np 4 8 bytes
- * even (0.53), 512 0.67 against 0.58, 4 KiB 1.8 against 1.77.  Only when
- * auto: a named algorithm takes every block.  (Scatterv's limit must stay
- * below a small-lane slot less the message's head, coll_shm.c.) */
-enum { GATHERV_EAGER_MAX = 1024, SCATTERV_EAGER_MAX = 256 };
+ * them as they come.  Measured on 2 cores (us per call, best of 3; by
+ * message against through the area): np 4 Gatherv 8 bytes 0.34 against
+ * 1.07 (linear 0.28), 1 KiB 1.06 against 1.46, 2 KiB 1.41 against 1.86,
+ * 4 KiB 1.28-1.37 against 1.84; np 8 8 bytes 0.83 (linear 0.78), 4 KiB
+ * 3.47 against 4.18.  Scatterv: np 4 8 bytes 0.33 (linear 0.31), 512
+ * 0.48 against 0.78; np 8 512 0.89 against 1.60.  Only when auto: a named
+ * algorithm takes every block.  (Scatterv's limit must stay within a
+ * small-lane slot less the message's head, coll_shm.c.) */
+enum { GATHERV_EAGER_MAX = 4096, SCATTERV_EAGER_MAX = 512 };
 
 int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes)
 {

@@ -1469,9 +1469,12 @@ static int gv_mode(struct uz_coll_shm *sh, uz_comm *comm, size_t have)
  * root arrives for it where the others arrive.  So it never waits for
  * another rank in the area, and back-to-back calls pipeline as linear's
  * do. */
+enum { SV_MSG_HEAD = 32 };
+
 static int v_eager(enum uz_coll_op op, size_t bytes)
 {
-    return uz_coll_shm_v_eager(op, bytes);
+    /* Scatterv's message goes from a small-lane slot with its head. */
+    return uz_coll_shm_v_eager(op, bytes) && (op == UZ_COLL_OP_GATHER || bytes + SV_MSG_HEAD <= SMALL_SLOT);
 }
 
 static int rooted_tiny(const struct uz_shm_rooted *x, int r)
@@ -1699,6 +1702,7 @@ enum { SV_SMALL, SV_PIECES, SV_PULL, SV_MSG };
 /* A tiny block's message (uz_coll_shm_v_eager()): the head, which tells
  * the rank how many area operations the others take, then the block. */
 enum { SV_MSG_MAX = SMALL_SLOT - sizeof(struct sv_head) };
+_Static_assert(sizeof(struct sv_head) <= SV_MSG_HEAD, "v_eager() reserves SV_MSG_HEAD for Scatterv's head");
 
 static int scatterv_messages(struct uz_coll_shm *sh, uz_comm *comm, uint64_t k, int any)
 {

@@ -80,9 +80,9 @@ static void one(int gather, int v, long n, int root, int in_place, MPI_Datatype 
      * last rank's 0 when v).  n < 0 (v forms): mixed sizes, rank i's from
      * mixed[], shifted by -n, so that one call has tiny blocks (by
      * message), blocks just either side of the v forms' message limits
-     * (1 KiB gathering, 256 bytes scattering), through the area, and
+     * (4 KiB gathering, 512 bytes scattering), through the area, and
      * pushed or pulled. */
-    static const long mixed[] = { 0, 2, 9000, 1, 256, 70000, 64, 257, 65, 0 };
+    static const long mixed[] = { 0, 2, 9000, 1, 1024, 70000, 128, 1025, 129, 0 };
     enum { NMIXED = sizeof(mixed) / sizeof(mixed[0]) };
     for (int i = size - 1; i >= 0; i--) {
         long c = n < 0 ? mixed[(i - n) % NMIXED] : v ? (i == size - 1 && size > 1 ? 0 : n + i % 3 - 1) : n;
