@@ -175,8 +175,9 @@ int uz_coll_shm_rooted(const struct uz_coll_situation *s)
  * 1 KiB 1.3 against 0.46; 32 KiB 4.4 against 2.9, Gather's pushes
  * 2.1).  With more ranks than cores they win from 1 KiB (np 4, Gatherv
  * 1 KiB 1.4 us against 2.7-3.4, 32 KiB 8-11 against 27-29; Scatterv 32 KiB
- * 8-14 against 17-36) and lose a little on tiny blocks (Gatherv 8 bytes 1.1
- * against 0.4). */
+ * 8-14 against 17-36) and lost on tiny blocks (Gatherv 8 bytes 1.1
+ * against 0.4), which therefore travel as messages
+ * (uz_coll_shm_v_eager()). */
 int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed)
 {
     int gather = op == UZ_COLL_OP_GATHER;
@@ -185,6 +186,26 @@ int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed)
         return uz_config.coll_shm_max > 0 && oversubscribed;
     return t == (gather ? GATHER_SHM : SCATTER_SHM) || t == (gather ? GATHER_PUSH : SCATTER_PULL) ||
            (gather && t == GATHER_PULL);
+}
+
+/* Tiny blocks of the v forms by message: through the area they cost
+ * back-to-back calls their pipelining (the root waits for every card),
+ * while eager messages let the other ranks run ahead and the root take
+ * them as they come.  Measured on 2 cores (us per call, best of 3; by
+ * message against through the area): np 4 Gatherv 8 bytes 0.34 against
+ * 1.07 (linear 0.28), 1 KiB 1.06 against 1.46, 2 KiB 1.41 against 1.86,
+ * 4 KiB 1.28-1.37 against 1.84; np 8 8 bytes 0.83 (linear 0.78), 4 KiB
+ * 3.47 against 4.18.  Scatterv: np 4 8 bytes 0.33 (linear 0.31), 512
+ * 0.48 against 0.78; np 8 512 0.89 against 1.60.  Only when auto: a named
+ * algorithm takes every block.  (Scatterv's limit must stay within a
+ * small-lane slot less the message's head, coll_shm.c.) */
+enum { GATHERV_EAGER_MAX = 4096, SCATTERV_EAGER_MAX = 512 };
+
+int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes)
+{
+    int gather = op == UZ_COLL_OP_GATHER;
+    int t = gather ? uz_config.coll_gather : uz_config.coll_scatter;
+    return t == UZ_ALG_AUTO && bytes <= (gather ? GATHERV_EAGER_MAX : SCATTERV_EAGER_MAX);
 }
 
 int uz_coll_shm_pull(const struct uz_coll_situation *s, int want)

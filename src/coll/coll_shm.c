@@ -1224,6 +1224,9 @@ static int direct_block(uz_comm *comm, const struct uz_shm_rooted *x, uint64_t a
 /* The end of a direct call: every non-root posts how it went and leaves;
  * the root waits for all of them (they are done with its memory) and
  * returns the first failure. */
+static int rooted_tiny(const struct uz_shm_rooted *x, int r);
+static int arrive_for(struct uz_coll_shm *sh, struct lane *L, uint64_t k, int n);
+
 static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, int status)
 {
     struct lane *L = &sh->lanes[0];
@@ -1236,14 +1239,18 @@ static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, in
         op_end(sh, L, k);
         return MPI_SUCCESS;
     }
-    if (arrive(sh, L, k))
+    int absent = 0;
+    for (int r = 0; r < sh->p; r++)
+        absent += r != sh->me && rooted_tiny(x, r);
+    if (arrive_for(sh, L, k, 1 + absent))
         release(sh, L, k);
     else
         wait_release(sh, L, k);
-    all_arrived(L, k);
+    if (!absent)
+        all_arrived(L, k);
     int err = MPI_SUCCESS;
     for (int r = 0; r < sh->p && !err; r++) {
-        if (r == sh->me)
+        if (r == sh->me || rooted_tiny(x, r))
             continue;
         memcpy(&st, slot_of(sh, L, k, r), sizeof(st));
         if (st == DONE_TRUNCATED && x->to_root)
@@ -1416,6 +1423,8 @@ static int gather_root_pulls(struct uz_coll_shm *sh, const struct uz_shm_rooted 
  * chooses how its own block travels, by its size (uz_coll_shm_rooted() of
  * it), and says so on a card in its small-lane slot:
  *
+ *   (tiny  by auto, the block goes as an eager message and the rank
+ *          skips the area, see v_eager() below: no card);
  *   small  the block follows the card; the rank leaves after arriving;
  *   large  the block is in its slot of the large lane (every call takes
  *          one large-lane operation so that all count alike); leaves too;
@@ -1451,11 +1460,125 @@ static int gv_mode(struct uz_coll_shm *sh, uz_comm *comm, size_t have)
                                                               : GV_PUSH;
 }
 
+/* Tiny blocks as eager messages (uz_coll_shm_v_eager()), on the
+ * collective's tag: each rank that sends or receives any runs one
+ * schedule, the others take the tag all the same, so that the sequence
+ * stays alike on every rank.  A rank whose block is tiny takes no part in
+ * the area: it only counts the call's area operations as done (their
+ * number, the same for every rank, keeps the phases in step), and the
+ * root arrives for it where the others arrive.  So it never waits for
+ * another rank in the area, and back-to-back calls pipeline as linear's
+ * do. */
+enum { SV_MSG_HEAD = 32 };
+
+static int v_eager(enum uz_coll_op op, size_t bytes)
+{
+    /* Scatterv's message goes from a small-lane slot with its head. */
+    return uz_coll_shm_v_eager(op, bytes) && (op == UZ_COLL_OP_GATHER || bytes + SV_MSG_HEAD <= SMALL_SLOT);
+}
+
+static int rooted_tiny(const struct uz_shm_rooted *x, int r)
+{
+    return x->counts && v_eager(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER, root_len(x, r));
+}
+
+/* Arrive at k for n ranks (this one and those absent). */
+static int arrive_for(struct uz_coll_shm *sh, struct lane *L, uint64_t k, int n)
+{
+    struct phase_ctl *c = ctl_of(L, k);
+    unsigned before = atomic_fetch_add_explicit(&c->arrived, (unsigned)n, memory_order_acq_rel);
+    if (before + (unsigned)n < (unsigned)sh->p)
+        return 0;
+    atomic_store_explicit(&c->arrived, 0, memory_order_relaxed);
+    return 1;
+}
+
+/* The next n operations of lane L, which this rank takes no part in: done
+ * as far as the others' op_begin is concerned (it never touches their
+ * slots).  The root must not count them as arrived in all_arrived(): the
+ * rank may not have reached them yet. */
+static void skip_ops(struct uz_coll_shm *sh, struct lane *L, uint64_t n)
+{
+    if (n == 0)
+        return;
+    L->k += n;
+    /* No wake_sleepers(): with more ranks than cores someone usually
+     * sleeps, and ringing every doorbell on each tiny call cost np 8
+     * Gatherv 8 bytes 2.5-4.4 us against 0.9 without (linear 0.7-0.9).
+     * Only a rank starting an operation a whole phase ring beyond this one
+     * can wait for this store; it wakes at the next release or after its
+     * sleep's 2 ms safety net. */
+    atomic_store_explicit(&L->done[sh->me].k, L->k, memory_order_seq_cst);
+}
+
+static int gatherv_messages(const struct uz_shm_rooted *x, uz_comm *comm, int *big)
+{
+    int me = comm->rank, p = comm->size, any = 0, err;
+    struct uz_sched *s = NULL;
+    *big = 0;
+    if (!v_eager(UZ_COLL_OP_GATHER, 0)) {
+        *big = me == x->root ? p - 1 : 1;
+        return MPI_SUCCESS;         /* a named algorithm: no messages, no tag */
+    }
+    if (me != x->root) {
+        size_t have = (size_t)(x->mine_count * x->mine_dt->size);
+        *big = !v_eager(UZ_COLL_OP_GATHER, have);
+        any = !*big && have > 0;
+    } else {
+        for (int i = 0; i < p; i++) {
+            size_t b = root_len(x, i);
+            if (i == me)
+                continue;
+            if (!v_eager(UZ_COLL_OP_GATHER, b))
+                (*big)++;
+            else if (b > 0)
+                any = 1;
+        }
+    }
+    if (!any) {
+        uz_coll_next_tag(comm);
+        return MPI_SUCCESS;
+    }
+    if ((err = uz_sched_blocking(comm, &s)))
+        return err;
+    if (me != x->root) {
+        uz_sched_send(s, x->mine, x->mine_count, x->mine_dt, x->root);
+    } else {
+        for (int i = 0; i < p; i++) {
+            size_t b = root_len(x, i);
+            if (i != me && b > 0 && v_eager(UZ_COLL_OP_GATHER, b))
+                uz_sched_recv(s, root_block(x, i), root_count(x, i), x->all_dt, i);
+        }
+    }
+    return uz_sched_run(s);
+}
+
 static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
 {
-    int me = sh->me, p = sh->p, root = x->root, err = MPI_SUCCESS;
+    int me = sh->me, p = sh->p, root = x->root, err = MPI_SUCCESS, big = 0;
     int forced = uz_config.coll_gather == GATHER_PUSH || uz_config.coll_gather == GATHER_PULL;
     struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
+    /* Senders send before anything else, so the root may find their
+     * messages there; the root takes its own after the area's blocks. */
+    int msg_err = me != root ? gatherv_messages(x, comm, &big) : MPI_SUCCESS;
+    if (me == root && !v_eager(UZ_COLL_OP_GATHER, 0))
+        big = 1;
+    else if (me == root)
+        for (int i = 0; i < p; i++)
+            big += i != me && !v_eager(UZ_COLL_OP_GATHER, root_len(x, i));
+    if (!big) {
+        /* This rank's block is tiny (or, at the root, every other's): the
+         * call's one large-lane and two small-lane operations, skipped. */
+        skip_ops(sh, L, 1);
+        skip_ops(sh, S, 2);
+        if (me == root)
+            root_own_block(x, me);
+        uz_coll_chose(UZ_COLL_OP_GATHER, GATHER_LINEAR);
+        return me == root ? gatherv_messages(x, comm, &big) : msg_err;
+    }
+    int absent = 0;
+    for (int i = 0; i < p && me == root; i++)
+        absent += i != me && rooted_tiny(x, i);
     uint64_t kl = op_begin(sh, L), k = op_begin(sh, S);
     if (me != root) {
         size_t have = (size_t)(x->mine_count * x->mine_dt->size);
@@ -1484,7 +1607,7 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
         if (arrive(sh, S, k))
             release(sh, S, k);
         op_end(sh, S, k);
-        return err;
+        return err ? err : msg_err;
     }
     /* The root: where each block goes, staged when the blocks are not all
      * contiguous (address 0 when out of memory: that rank's push fails). */
@@ -1496,21 +1619,22 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     unsigned char *pushed = stage ? calloc((size_t)p, 1) : NULL;
     atomic_store_explicit(&ctl_of(S, k)->gen2, k, memory_order_seq_cst);
     wake_sleepers(sh);
-    if (arrive(sh, S, k))
+    if (arrive_for(sh, S, k, 1 + absent))
         release(sh, S, k);
     root_own_block(x, me);          /* while the others push */
     /* Every rank arrives at the second operation after posting its card
      * and, pushing, writing its block: one wait for both. */
     uint64_t k2 = op_begin(sh, S);
-    if (arrive(sh, S, k2))
+    if (arrive_for(sh, S, k2, 1 + absent))
         release(sh, S, k2);
     else
         wait_release(sh, S, k2);
-    all_arrived(S, k2);
+    if (!absent)
+        all_arrived(S, k2);
     int any_push = 0;
     for (int i = 0; i < p; i++) {
-        if (i == me)
-            continue;
+        if (i == me || rooted_tiny(x, i))
+            continue;               /* its block comes by message */
         struct gv_card c;
         const unsigned char *slot = slot_of(sh, S, k, i);
         memcpy(&c, slot, sizeof(c));
@@ -1530,7 +1654,7 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     for (int r = 0; r < p && any_push; r++) {
         int32_t st;
         memcpy(&st, slot_of(sh, S, k2, r), sizeof(st));
-        if (r != me && st == DONE_FAILED && !err)
+        if (r != me && !rooted_tiny(x, r) && st == DONE_FAILED && !err)
             err = uz_err_make(MPI_ERR_OTHER, "MPI_Gatherv: rank %d could not write its block", r);
     }
     op_end(sh, L, kl);
@@ -1549,7 +1673,8 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     free(stage);
     free(pushed);
     uz_coll_chose(UZ_COLL_OP_GATHER, forced || any_push ? GATHER_PUSH : GATHER_SHM);
-    return err;
+    msg_err = gatherv_messages(x, comm, &big);
+    return err ? err : msg_err;
 }
 
 /* Scatterv: the root decides, per rank, how its block travels and writes
@@ -1564,13 +1689,94 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
  *           of the block's size, or named), and then every rank tells the
  *           root it is done (every head says whether any rank pulls).
  *
- * A rank that cannot be read, or a root short of memory for staging,
- * sends pieces instead. */
+ * Tiny blocks (auto) go as messages instead, with the head in front (the
+ * rank skips the area operations it names); when every block is tiny the
+ * root does not use the area at all.  A rank that cannot be read, or a
+ * root short of memory for staging, gets pieces instead. */
 struct sv_head {
     uint64_t len, addr, pieces;
     uint32_t mode, any_pull;
 };
-enum { SV_SMALL, SV_PIECES, SV_PULL };
+enum { SV_SMALL, SV_PIECES, SV_PULL, SV_MSG };
+
+/* A tiny block's message (uz_coll_shm_v_eager()): the head, which tells
+ * the rank how many area operations the others take, then the block. */
+enum { SV_MSG_MAX = SMALL_SLOT - sizeof(struct sv_head) };
+_Static_assert(sizeof(struct sv_head) <= SV_MSG_HEAD, "v_eager() reserves SV_MSG_HEAD for Scatterv's head");
+
+static int scatterv_messages(struct uz_coll_shm *sh, uz_comm *comm, uint64_t k, int any)
+{
+    struct uz_sched *s = NULL;
+    if (!any) {
+        uz_coll_next_tag(comm);
+        return MPI_SUCCESS;
+    }
+    int err = uz_sched_blocking(comm, &s);
+    if (err)
+        return err;
+    for (int i = 0; i < sh->p; i++) {
+        struct sv_head h;
+        const unsigned char *slot = slot_of(sh, &sh->lanes[0], k, i);
+        memcpy(&h, slot, sizeof(h));
+        if (i != sh->me && h.mode == SV_MSG)
+            uz_sched_send(s, slot, (MPI_Count)(sizeof(h) + h.len), uz_byte_type(), i);
+    }
+    return uz_sched_run(s);
+}
+
+/* The root when every other rank's block is tiny: messages only, from a
+ * staging buffer, and the heads' operation skipped as the others skip it. */
+static int scatterv_all_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
+{
+    int me = sh->me, p = sh->p, err;
+    struct uz_sched *s = NULL;
+    skip_ops(sh, &sh->lanes[0], 1);
+    if ((err = uz_sched_blocking(comm, &s)))
+        return err;
+    size_t total = 0;
+    for (int i = 0; i < p; i++)
+        total += i != me ? sizeof(struct sv_head) + root_len(x, i) : 0;
+    unsigned char *buf = uz_sched_alloc(s, total), *m = buf;
+    for (int i = 0; i < p && buf; i++) {
+        if (i == me)
+            continue;
+        struct sv_head h = { .len = root_len(x, i), .mode = SV_MSG };
+        memcpy(m, &h, sizeof(h));
+        pack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, (size_t)h.len, m + sizeof(h));
+        uz_sched_send(s, m, (MPI_Count)(sizeof(h) + h.len), uz_byte_type(), i);
+        m += sizeof(h) + h.len;
+    }
+    err = uz_sched_run(s);
+    root_own_block(x, me);
+    uz_coll_chose(UZ_COLL_OP_SCATTER, SCATTER_LINEAR);
+    return err;
+}
+
+/* A rank whose block is tiny: it comes by message with the head; then the
+ * area operations the others take, without waiting for anyone. */
+static int scatterv_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm, size_t have)
+{
+    unsigned char buf[sizeof(struct sv_head) + SV_MSG_MAX];
+    struct uz_sched *s = NULL;
+    struct sv_head h;
+    int err = uz_sched_blocking(comm, &s);
+    if (err)
+        return err;
+    uz_sched_recv(s, buf, (MPI_Count)sizeof(buf), uz_byte_type(), x->root);
+    if ((err = uz_sched_run(s)))
+        return err;     /* the root's message did not come: it failed before the area */
+    memcpy(&h, buf, sizeof(h));
+    size_t n = have < h.len ? have : (size_t)h.len;
+    unpack_range(x->mine, x->mine_count, x->mine_dt, 0, n, buf + sizeof(h));
+    /* The heads' operation, the pieces', and the pulls' end. */
+    skip_ops(sh, &sh->lanes[0], 1 + (h.any_pull != 0));
+    skip_ops(sh, &sh->lanes[1], h.pieces);
+    if (h.len > have)
+        err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Scatterv: this rank's block has %zu bytes, the root sent %llu",
+                          have, (unsigned long long)h.len);
+    uz_coll_chose(UZ_COLL_OP_SCATTER, SCATTER_LINEAR);
+    return err;
+}
 
 static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
 {
@@ -1578,22 +1784,45 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
     struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
     struct sv_head h;
     unsigned char *stage = NULL;
+    int auto_v = v_eager(UZ_COLL_OP_SCATTER, 0);
+    if (me != root && auto_v) {
+        size_t have = (size_t)(x->mine_count * x->mine_dt->size);
+        if (v_eager(UZ_COLL_OP_SCATTER, have))
+            return scatterv_tiny(sh, x, comm, have);
+        uz_coll_next_tag(comm);
+    }
+    if (me == root && auto_v) {
+        int all_tiny = 1;
+        for (int i = 0; i < p && all_tiny; i++)
+            all_tiny = i == me || rooted_tiny(x, i);
+        if (all_tiny)
+            return scatterv_all_tiny(sh, x, comm);
+    }
     uint64_t k = op_begin(sh, S);
     if (me == root) {
-        int readable = can_read_all(comm), any_pull = 0;
+        int readable = can_read_all(comm), any_pull = 0, area = 0;
         uint64_t pieces = 0;
         /* Staging, when the blocks are not all contiguous, only if some
          * rank pulls. */
-        struct rooted_entry *e = malloc(sizeof(*e) * (size_t)p);
-        int shown = 0;
+        struct rooted_entry *e = NULL;
+        int shown = 0, tiny = 0;
         for (int i = 0; i < p; i++) {
             size_t b = root_len(x, i);
+            if (i != me && auto_v && v_eager(UZ_COLL_OP_SCATTER, b)) {
+                h = (struct sv_head){ .len = b, .mode = SV_MSG };
+                memcpy(slot_of(sh, S, k, i), &h, sizeof(h));
+                tiny = 1;
+                continue;
+            }
+            area |= i != me;
             struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_SCATTER, comm, b);
             sit.fixed = 0;
-            int pull = b > 0 && readable && e && (t == SCATTER_PULL || uz_coll_shm_rooted(&sit) == SCATTER_PULL);
+            int pull = b > 0 && readable && (e || !shown) &&
+                       (t == SCATTER_PULL || uz_coll_shm_rooted(&sit) == SCATTER_PULL);
             if (i != me && pull && !shown) {
                 shown = 1;
-                if (!show_blocks(x, p, e, &stage)) {
+                e = malloc(sizeof(*e) * (size_t)p);
+                if (!e || !show_blocks(x, p, e, &stage)) {
                     free(e);
                     e = NULL;
                     pull = 0;
@@ -1607,15 +1836,20 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
             memcpy(slot_of(sh, S, k, i), &h, sizeof(h));
         }
         free(e);
+        /* The tiny blocks' messages go from their slots (which stay the
+         * root's until its op_end below). */
         for (int i = 0; i < p; i++) {
             unsigned char *slot = slot_of(sh, S, k, i);
             memcpy(&h, slot, sizeof(h));
             h.pieces = pieces;
             h.any_pull = (uint32_t)any_pull;
             memcpy(slot, &h, sizeof(h));
-            if (i != me && h.mode == SV_SMALL)
+            if (i != me && (h.mode == SV_SMALL || h.mode == SV_MSG))
                 pack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, (size_t)h.len, slot + sizeof(h));
         }
+        if (auto_v)
+            err = scatterv_messages(sh, comm, k, tiny);
+        if (area)
         release(sh, S, k);
         for (uint64_t j = 0; j < pieces; j++) {
             size_t off = (size_t)j * L->slot;
@@ -1637,7 +1871,9 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
         if (any_pull)
             err = rooted_done(sh, x, DONE_OK);
         free(stage);
-        uz_coll_chose(UZ_COLL_OP_SCATTER, (t == SCATTER_PULL && readable) || any_pull ? SCATTER_PULL : SCATTER_SHM);
+        uz_coll_chose(UZ_COLL_OP_SCATTER, !area                                  ? SCATTER_LINEAR
+                                          : (t == SCATTER_PULL && readable) || any_pull ? SCATTER_PULL
+                                                                                       : SCATTER_SHM);
         return err;
     }
     wait_release(sh, S, k);

@@ -7,11 +7,13 @@
  * back to back with changing roots so that the area's phases and the
  * root's plans are reused.
  *
- *   coll_rooted [gather-word scatter-word]
+ *   coll_rooted [gather-word scatter-word | mixed]
  *
  * With words (UZURA_COLL_GATHER's and UZURA_COLL_SCATTER's, "-" for any),
  * each blocking call on more than one rank must have chosen that algorithm
  * (the gather_algorithm and scatter_algorithm performance variables).
+ * With "mixed", only the v forms with tiny and large blocks in one call
+ * (tiny ones travel as messages, the others through the area), in rounds.
  */
 #include "uztest.h"
 
@@ -75,9 +77,15 @@ static void one(int gather, int v, long n, int root, int in_place, MPI_Datatype 
     int *counts = malloc(sizeof(int) * size), *displs = malloc(sizeof(int) * size);
     long total = 0;
     /* Backwards with a one-element gap; rank i's count n + i%3 - 1 (the
-     * last rank's 0 when v). */
+     * last rank's 0 when v).  n < 0 (v forms): mixed sizes, rank i's from
+     * mixed[], shifted by -n, so that one call has tiny blocks (by
+     * message), blocks just either side of the v forms' message limits
+     * (4 KiB gathering, 512 bytes scattering), through the area, and
+     * pushed or pulled. */
+    static const long mixed[] = { 0, 2, 9000, 1, 1024, 70000, 128, 1025, 129, 0 };
+    enum { NMIXED = sizeof(mixed) / sizeof(mixed[0]) };
     for (int i = size - 1; i >= 0; i--) {
-        long c = v ? (i == size - 1 && size > 1 ? 0 : n + i % 3 - 1) : n;
+        long c = n < 0 ? mixed[(i - n) % NMIXED] : v ? (i == size - 1 && size > 1 ? 0 : n + i % 3 - 1) : n;
         counts[i] = c < 0 ? 0 : (int)c;
         displs[i] = v ? (int)total : (int)(i * n);
         total += counts[i] + (v ? 1 : 0);
@@ -174,6 +182,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &strided);
     MPI_Type_commit(&strided);
+    MPI_Datatype types[3][2] = { { MPI_INT, MPI_INT }, { strided, MPI_INT }, { MPI_INT, strided } };
     if (argc > 2) {
         int provided;
         want_word[0] = argv[1];
@@ -190,9 +199,19 @@ int main(int argc, char **argv)
      * 16 KiB and 64 KiB switches, and several 64 KiB pieces. */
     static const long sizes[] = { 0, 1, 700, 4100, 17000, 70000 };
     enum { NS = sizeof(sizes) / sizeof(sizes[0]) };
-    MPI_Datatype types[3][2] = { { MPI_INT, MPI_INT }, { strided, MPI_INT }, { MPI_INT, strided } };
-    int seq = 0;
-    for (int si = 0; si < NS; si++)
+    int seq = 0, only_mixed = argc == 2 && strcmp(argv[1], "mixed") == 0;
+    /* Mixed sizes in one Gatherv/Scatterv, every root and every shift of
+     * the sizes over the ranks (several rounds back to back with
+     * "mixed"). */
+    for (int round = 0; round < (only_mixed ? 4 : 1); round++)
+        for (int shift = 1; shift <= 10; shift++)
+            for (int ti = 0; ti < 3; ti++)
+                for (int gather = 0; gather < 2; gather++)
+                    for (int r = 0; r < 3; r++) {
+                        int root = (r * (size / 2 + 1) + shift) % size;
+                        one(gather, 1, -shift, root, r == 1, types[ti][0], types[ti][1], ++seq);
+                    }
+    for (int si = 0; si < NS && !only_mixed; si++)
         for (int ti = 0; ti < 3; ti++)
             for (int gather = 0; gather < 2; gather++)
                 for (int v = 0; v < 2; v++)
