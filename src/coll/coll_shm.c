@@ -237,11 +237,7 @@ static void meet(struct uz_coll_shm *sh)
 {
     struct lane *L = &sh->lanes[0];
     uint64_t k = op_begin(sh, L);
-    if (arrive(sh, L, k))
-        release(sh, L, k);
-    else
-        wait_release(sh, L, k);
-    all_arrived(L, k);
+    all_meet(sh, L, k);
     op_end(sh, L, k);
 }
 
@@ -363,11 +359,7 @@ static int reduce_common(const void *sendbuf, void *recvbuf, MPI_Count count, uz
         pack_range(in, count, dt, off, len, slot_of(sh, L, k, me));
         if (len >= PARALLEL_MIN && (root < 0 || !uz_coll_host_oversubscribed())) {
             /* All arrive; each reduces its share of elements; all meet. */
-            if (arrive(sh, L, k))
-                release(sh, L, k);
-            else
-                wait_release(sh, L, k);
-            all_arrived(L, k);
+            all_meet(sh, L, k);
             size_t elems = len / esz, per = elems / sh->p, extra = elems % sh->p, mine = (size_t)me;
             size_t lo = (mine * per + (mine < extra ? mine : extra)) * esz;
             size_t hi = lo + (per + (mine < extra)) * esz;
@@ -446,11 +438,7 @@ int uz_shm_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count *c
                 pack_range(in, total, dt, before + at, bytes - at < sub ? bytes - at : sub, slot + (size_t)i * sub);
             before += bytes;
         }
-        if (arrive(sh, L, k))
-            release(sh, L, k);
-        else
-            wait_release(sh, L, k);
-        all_arrived(L, k);
+        all_meet(sh, L, k);
         if (at < mine) {
             size_t len = mine - at < sub ? mine - at : sub, lo = (size_t)me * sub;
             if (direct) {
@@ -506,11 +494,7 @@ int uz_shm_allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, 
             pack_range(uz_block(recvbuf, me, rcount, rtype), rcount, rtype, off, len, slot_of(sh, L, k, me));
         else
             pack_range(sendbuf, scount, stype, off, len, slot_of(sh, L, k, me));
-        if (arrive(sh, L, k))
-            release(sh, L, k);
-        else
-            wait_release(sh, L, k);
-        all_arrived(L, k);
+        all_meet(sh, L, k);
         for (int i = 0; i < p; i++)
             if (i != me || !in_place)
                 unpack_range(uz_block(recvbuf, i, rcount, rtype), rcount, rtype, off, len, slot_of(sh, L, k, i));
@@ -556,11 +540,7 @@ int uz_shm_allgatherv(const void *sendbuf, MPI_Count scount, uz_datatype *stype,
         if (off < my_bytes)
             pack_range(my_block, my_count, my_type, off, my_bytes - off < L->slot ? my_bytes - off : L->slot,
                        slot_of(sh, L, k, me));
-        if (arrive(sh, L, k))
-            release(sh, L, k);
-        else
-            wait_release(sh, L, k);
-        all_arrived(L, k);
+        all_meet(sh, L, k);
         for (int i = 0; i < p; i++) {
             MPI_Count c = uz_varray_at(*rcounts, i);
             size_t b = (size_t)(c * rtype->size);
@@ -593,11 +573,7 @@ static uint64_t post_all(struct uz_coll_shm *sh, const void *mine, size_t len)
     struct lane *L = &sh->lanes[0];
     uint64_t k = op_begin(sh, L);
     memcpy(slot_of(sh, L, k, sh->me), mine, len);
-    if (arrive(sh, L, k))
-        release(sh, L, k);
-    else
-        wait_release(sh, L, k);
-    all_arrived(L, k);
+    all_meet(sh, L, k);
     return k;
 }
 
@@ -793,11 +769,7 @@ int uz_shm_alltoall(const void *sendbuf, MPI_Count scount, uz_datatype *stype, v
             else
                 pack_range(uz_block(sendbuf, j, scount, stype), scount, stype, off, len, mine + j * len);
         }
-        if (arrive(sh, L, k))
-            release(sh, L, k);
-        else
-            wait_release(sh, L, k);
-        all_arrived(L, k);
+        all_meet(sh, L, k);
         for (int i = 0; i < p; i++)
             unpack_range(uz_block(recvbuf, i, rcount, rtype), rcount, rtype, off, len, slot_of(sh, L, k, i) + me * len);
         op_end(sh, L, k);
@@ -963,11 +935,7 @@ int uz_shm_alltoallv(int p, void *const *sbufs, const MPI_Count *scounts, uz_dat
         else if (first)
             memset(mine + card_at, 0, sizeof(struct pullv_card));
         lens[p] = more;
-        if (arrive(sh, L, k))
-            release(sh, L, k);
-        else
-            wait_release(sh, L, k);
-        all_arrived(L, k);
+        all_meet(sh, L, k);
         int pull = first && pullv_agreed(sh, L, k, card_at);
         first = 0;
         uint32_t any = 0;
@@ -1108,11 +1076,7 @@ static void rooted_area(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, s
             continue;
         }
         if (x->to_root) {
-            if (arrive(sh, L, k))
-                release(sh, L, k);
-            else
-                wait_release(sh, L, k);
-            all_arrived(L, k);
+            all_meet(sh, L, k);
         }
         for (int i = 0; i < p; i++) {
             size_t b = root_len(x, i);

@@ -161,6 +161,17 @@ static inline void wait_release(struct uz_coll_shm *sh, struct lane *L, uint64_t
     wait_for(sh, &ctl_of(L, k)->gen, k);
 }
 
+/* Every rank of the area meets at operation k: the last to arrive
+ * releases the others.  Afterwards all ranks finished k-1. */
+static inline void all_meet(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
+{
+    if (arrive(sh, L, k))
+        release(sh, L, k);
+    else
+        wait_release(sh, L, k);
+    all_arrived(L, k);
+}
+
 /* Slot r of operation k's phase (r == p: the result slot). */
 static inline unsigned char *slot_of(struct uz_coll_shm *sh, struct lane *L, uint64_t k, int r)
 {

@@ -275,25 +275,13 @@ static int build_scatterv(struct uz_sched *s, const struct uz_coll_args *a)
  * it may name pull or push, which they record as the choice. */
 static int shm_rooted(const struct uz_coll_args *a, uz_comm *comm, int to_root)
 {
-    struct uz_shm_rooted x = { .to_root = to_root, .root = a->root };
+    struct rooted r = describe(a, to_root);
+    struct uz_shm_rooted x = { .to_root = to_root, .root = a->root, .all = r.all, .count = r.count,
+                               .all_dt = r.all_dt, .mine = r.mine, .mine_count = r.mine_count,
+                               .mine_dt = r.mine_dt };
     if (a->v) {
         x.counts = &a->v->counts;
         x.displs = &a->v->displs;
-    }
-    if (to_root) {
-        x.all = a->recvbuf;
-        x.count = a->rcount;
-        x.all_dt = a->rtype;
-        x.mine = (void *)a->sendbuf;
-        x.mine_count = a->scount;
-        x.mine_dt = a->stype;
-    } else {
-        x.all = (void *)a->sendbuf;
-        x.count = a->scount;
-        x.all_dt = a->stype;
-        x.mine = a->recvbuf;
-        x.mine_count = a->rcount;
-        x.mine_dt = a->rtype;
     }
     return uz_shm_rooted(&x, comm);
 }
