@@ -258,6 +258,10 @@ const struct uz_param uz_params[] = {
       "Alltoall blocks from this size, between ranks of one host that can read each other's memory "
       "(cross-memory attach), are pulled by each receiver straight from the sender's buffer: one copy instead "
       "of two through the shared area; 0: never", NULL, FIELD(coll_pull_min), UZ_PARAM_TUNABLE },
+    { "COLL_SLEEP_MAX_US", UZ_PARAM_INT, "2000",
+      "Longest a rank sleeps waiting in a collective's shared area before it looks again (a safety net: the "
+      "rank it waits for rings its doorbell); 0: until rung, for tests, so that a missing ring hangs instead "
+      "of costing this long", NULL, FIELD(coll_sleep_max_us), UZ_PARAM_TUNABLE },
     { "COLL_SHM_SLOT", UZ_PARAM_SIZE, "64k",
       "Bytes per rank in a communicator's shared collective area (larger messages go through in pieces)", NULL,
       FIELD(coll_shm_slot), UZ_PARAM_TUNABLE },

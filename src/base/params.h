@@ -131,6 +131,7 @@ struct uz_config {
     size_t coll_shm_slot;
     size_t coll_shm_rooted_min;
     size_t coll_pull_min;       /* UZURA_COLL_PULL_MIN */
+    int coll_sleep_max_us;      /* UZURA_COLL_SLEEP_MAX_US */
     char *job_id;
     char *job_key;
     int local_rank;

@@ -35,8 +35,14 @@
 enum {
     YIELD_NS = 200000,              /* every rank has a processor */
     OVERSUBSCRIBED_YIELDS = 2,
-    SLEEP_NS = 2000000,             /* a safety net: wakers ring the doorbell */
 };
+
+/* How long one sleep lasts: a safety net, as wakers ring the doorbell
+ * (UZURA_COLL_SLEEP_MAX_US; 0, for tests: ten minutes, i.e. a hang). */
+static long sleep_ns(void)
+{
+    return uz_config.coll_sleep_max_us > 0 ? uz_config.coll_sleep_max_us * 1000L : 600L * 1000000000L;
+}
 
 static int oversubscribed = -1;
 
@@ -119,8 +125,8 @@ static void coll_wait_slow(int (*done)(void *arg), void *arg, atomic_uint *sleep
             atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
         /* Through pt2pt's sleep: with peers on other hosts it also wakes
          * on their packets (a futex alone would leave them unread for up
-         * to SLEEP_NS, and the sender's retransmission timer running). */
-        uz_progress_sleep(done, arg, SLEEP_NS);
+         * to the sleep's length, and the sender's retransmission timer running). */
+        uz_progress_sleep(done, arg, sleep_ns());
         if (sleepers)
             atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
     }
