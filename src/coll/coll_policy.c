@@ -210,7 +210,9 @@ int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes)
 
 int uz_coll_shm_pull(const struct uz_coll_situation *s, int want)
 {
-    if (!s->fixed || (s->op != UZ_COLL_OP_ALLGATHER && s->op != UZ_COLL_OP_ALLTOALL))
+    /* Allgatherv too (s->bytes: the mean block); Alltoallv decides by
+     * its own cards (coll_shm.c). */
+    if (s->op != UZ_COLL_OP_ALLGATHER && (s->op != UZ_COLL_OP_ALLTOALL || !s->fixed))
         return 0;
     return want >= 0 && uz_config.coll_shm_max > 0 && uz_config.coll_pull_min > 0 &&
            s->bytes >= uz_config.coll_pull_min;
@@ -317,7 +319,7 @@ static int rooted_choice(const struct uz_coll_situation *s)
     return use_binomial ? binomial : to_root ? GATHER_LINEAR : SCATTER_LINEAR;
 }
 
-/* Allgatherv always rings (the others need equal blocks); recursive
+/* Allgatherv by message passing always rings (the others need equal blocks); recursive
  * doubling needs p a power of two. */
 static int allgather_choice(const struct uz_coll_situation *s)
 {

@@ -466,8 +466,28 @@ int uz_shm_allreduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_dat
 /* These move blocks; a block larger than a piece goes through in byte
  * ranges, one operation per range. */
 
+/* The result of an Allgather (fixed blocks of rcount) or an Allgatherv
+ * (counts/displs, in rtype's extents), block by block. */
+struct gathered {
+    void *recvbuf;
+    MPI_Count rcount;
+    const struct uz_varray *counts, *displs;   /* NULL: Allgather */
+    uz_datatype *rtype;
+};
+
+static MPI_Count gathered_count(const struct gathered *g, int i)
+{
+    return g->counts ? uz_varray_at(*g->counts, i) : g->rcount;
+}
+
+static void *gathered_block(const struct gathered *g, int i)
+{
+    return g->counts ? (char *)g->recvbuf + uz_varray_at(*g->displs, i) * g->rtype->extent
+                     : uz_block(g->recvbuf, i, g->rcount, g->rtype);
+}
+
 static int allgather_pull(struct uz_coll_shm *sh, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
-                          void *recvbuf, MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, size_t b);
+                          const struct gathered *g, uz_comm *comm);
 
 int uz_shm_allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
                      MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int want)
@@ -482,7 +502,8 @@ int uz_shm_allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, 
     if (!sh)
         return UZ_SHM_DECLINED;
     if (pull) {
-        int err = allgather_pull(sh, sendbuf, scount, stype, recvbuf, rcount, rtype, comm, b);
+        struct gathered g = { .recvbuf = recvbuf, .rcount = rcount, .rtype = rtype };
+        int err = allgather_pull(sh, sendbuf, scount, stype, &g, comm);
         if (err != UZ_SHM_DECLINED || !copy)
             return err;
     }
@@ -523,13 +544,21 @@ int uz_shm_allgatherv(const void *sendbuf, MPI_Count scount, uz_datatype *stype,
         most = b > most ? b : most;
         total += b;
     }
+    /* Every rank has the same counts, so every rank decides alike. */
     struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_ALLGATHER, comm, total / (size_t)p);
     sit.fixed = 0;
-    if (!uz_coll_shm_wanted(&sit, want) || most == 0)
+    int pull = uz_coll_shm_pull(&sit, want), copy = uz_coll_shm_wanted(&sit, want);
+    if ((!pull && !copy) || most == 0)
         return UZ_SHM_DECLINED;
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)
         return UZ_SHM_DECLINED;
+    if (pull) {
+        struct gathered g = { .recvbuf = recvbuf, .counts = rcounts, .displs = rdispls, .rtype = rtype };
+        int err = allgather_pull(sh, sendbuf, scount, stype, &g, comm);
+        if (err != UZ_SHM_DECLINED || !copy)
+            return err;
+    }
     struct lane *L = lane_for(sh, most);
     MPI_Count mine = uz_varray_at(*rcounts, me);
     size_t my_bytes = (size_t)(mine * rtype->size);
@@ -679,28 +708,35 @@ static int alltoall_pull(struct uz_coll_shm *sh, const void *sendbuf, MPI_Count 
     return err;
 }
 
-/* Allgather with blocks of b bytes, each rank reading every other rank's
- * block straight from that rank's buffer: one copy per byte, against the
- * area's two (np 2: 7.6 us at 32 KiB where Open MPI's one copy took 3.6).
- * The same two meetings as alltoall_pull, and the same consistent decline
- * when some rank cannot read another. */
+/* Allgather(v), each rank reading every other rank's block straight from
+ * that rank's buffer: one copy per byte, against the area's two (np 2:
+ * Allgather 7.6 us at 32 KiB where Open MPI's one copy took 3.6; Allgatherv
+ * 1.6-1.9x Open MPI from 32 KiB by the area and the ring).  The same two
+ * meetings as alltoall_pull, and the same consistent decline when some
+ * rank cannot read another. */
 static int allgather_pull(struct uz_coll_shm *sh, const void *sendbuf, MPI_Count scount, uz_datatype *stype,
-                          void *recvbuf, MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, size_t b)
+                          const struct gathered *g, uz_comm *comm)
 {
     int me = comm->rank, p = comm->size, in_place = sendbuf == MPI_IN_PLACE;
-    int rcontig = uz_dt_is_contig(rtype, rcount);
+    const char *fn = g->counts ? "MPI_Allgatherv" : "MPI_Allgather";
+    uz_datatype *rtype = g->rtype;
     /* Our block as the others see it: the send buffer when contiguous; in
      * place, our block of recvbuf (we never write it); else a packed copy. */
-    const void *src = in_place ? uz_block(recvbuf, me, rcount, rtype) : sendbuf;
-    MPI_Count sc = in_place ? rcount : scount;
+    MPI_Count sc = in_place ? gathered_count(g, me) : scount;
     uz_datatype *st = in_place ? rtype : stype;
+    const void *src = in_place ? gathered_block(g, me) : sendbuf;
+    size_t my_bytes = (size_t)(sc * st->size), most = 0;
+    for (int r = 0; r < p; r++) {
+        size_t b = (size_t)(gathered_count(g, r) * rtype->size);
+        most = b > most ? b : most;
+    }
     unsigned char *packed = NULL;
     const unsigned char *shown = (const unsigned char *)src + st->true_lb;
     struct pull_card mine = { .can_read = can_read_all(comm) }, *cards = malloc(sizeof(*cards) * (size_t)p);
-    if (!uz_dt_is_contig(st, sc) && mine.can_read) {
-        packed = malloc(b);
+    if (my_bytes > 0 && !uz_dt_is_contig(st, sc) && mine.can_read) {
+        packed = malloc(my_bytes);
         if (packed)
-            pack_range(src, sc, st, 0, b, packed);
+            pack_range(src, sc, st, 0, my_bytes, packed);
         shown = packed;
     }
     if (!cards || !shown)
@@ -713,21 +749,24 @@ static int allgather_pull(struct uz_coll_shm *sh, const void *sendbuf, MPI_Count
         return UZ_SHM_DECLINED;
     }
     int err = MPI_SUCCESS;
-    unsigned char *stage = rcontig ? NULL : malloc(b);
+    unsigned char *stage = NULL;
     for (int i = 0; i < p && !err; i++) {
         int r = (me + i) % p;       /* everyone starts at a different owner */
-        if (r == me && in_place)
+        MPI_Count c = gathered_count(g, r);
+        size_t b = (size_t)(c * rtype->size);
+        if ((r == me && in_place) || b == 0)
             continue;
-        void *dst = rcontig ? (void *)((char *)uz_block(recvbuf, r, rcount, rtype) + rtype->true_lb) : (void *)stage;
-        if (!dst) {
-            err = uz_err_make(MPI_ERR_NO_MEM, "MPI_Allgather: out of memory staging a block of %zu bytes", b);
+        int rcontig = uz_dt_is_contig(rtype, c);
+        if (!rcontig && !stage && !(stage = malloc(most))) {
+            err = uz_err_make(MPI_ERR_NO_MEM, "%s: out of memory staging a block of %zu bytes", fn, b);
             break;
         }
+        void *dst = rcontig ? (void *)((char *)gathered_block(g, r) + rtype->true_lb) : (void *)stage;
         uint64_t from = r == me ? (uint64_t)(uintptr_t)shown : cards[r].addr;
-        if ((err = read_block(comm, "MPI_Allgather", r, from, dst, b)))
+        if ((err = read_block(comm, fn, r, from, dst, b)))
             break;
         if (!rcontig)
-            unpack_range(uz_block(recvbuf, r, rcount, rtype), rcount, rtype, 0, b, stage);
+            unpack_range(gathered_block(g, r), c, rtype, 0, b, stage);
     }
     meet(sh);
     free(stage);

@@ -33,7 +33,7 @@ static const char *row_meaning(enum uz_coll_op op)
     case UZ_COLL_OP_SCAN: return "the vector (doubles, MPI_SUM)";
     case UZ_COLL_OP_GATHER:
     case UZ_COLL_OP_SCATTER: return "one rank's block (Gather and Scatter; their v forms: docs/collectives.md)";
-    case UZ_COLL_OP_ALLGATHER: return "one rank's block (Allgather; Allgatherv always rings)";
+    case UZ_COLL_OP_ALLGATHER: return "one rank's block (Allgatherv: the mean block, and by message passing it always rings)";
     case UZ_COLL_OP_ALLTOALL: return "the block for one peer";
     case UZ_COLL_OP_ALLTOALLV: return "the block for one peer (Alltoallv/w)";
     case UZ_COLL_OP_REDUCE_SCATTER: return "the block each rank receives (doubles, MPI_SUM)";
