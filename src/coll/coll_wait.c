@@ -12,10 +12,11 @@
  *    would hand the core to other work for a whole time slice;
  *  - then yield the processor between polls: cheap when nothing else wants
  *    it, and when something does, that may be the rank we wait for;
- *  - after a while (or after two yields when ranks outnumber processors,
- *    where yielding mostly hands the core to another waiter) sleep on the
- *    host transport's doorbell (uz_progress_sleep).  Point-to-point
- *    records and the shared-memory collectives' releases ring it.
+ *  - after a while (200 us; when ranks outnumber processors, as long as
+ *    point-to-point waits yield) sleep on the host transport's doorbell
+ *    (uz_progress_sleep).  Point-to-point records and the shared-memory
+ *    collectives' releases ring it.  Sleeping sooner, after two yields,
+ *    cost more in wake-ups than the yields took (below).
  *
  * With other work on the host, a 50 µs poll made some rounds cost those
  * 50 µs; with a 2 µs poll, Comm_dup at np = 2 cost 110 µs instead of 2
@@ -32,10 +33,16 @@
 #include "pt2pt/pt2pt.h"
 #include "pt2pt/wait_note.h"
 
-enum {
-    YIELD_NS = 200000,              /* every rank has a processor */
-    OVERSUBSCRIBED_YIELDS = 2,
-};
+/* With a processor per rank, yield this long before sleeping.  With more
+ * ranks than processors, as long as point-to-point waits do
+ * (uz_progress_yield_ns(), 200 us): the waits here used to sleep after two
+ * yields, and a futex wake-up of a rank whose virtual processor had gone
+ * idle took tens of microseconds (np 4 on 2 cores: Gather 256 KiB 57 us
+ * with the ranks spread over the cores against 18.6 yielding; Bcast
+ * 32 KiB 9.5 against 5.3, Exscan 4 MiB 1634 against 1048).  A yield gives
+ * the processor to whichever rank sharing it can run, so it does not take
+ * a peer's time. */
+enum { YIELD_NS = 200000 };
 
 /* How long one sleep lasts: a safety net, as wakers ring the doorbell
  * (UZURA_COLL_SLEEP_MAX_US; 0, for tests: ten minutes, i.e. a hang). */
@@ -110,7 +117,7 @@ static void coll_wait_slow(int (*done)(void *arg), void *arg, atomic_uint *sleep
         if (done(arg))
             break;
         int sleep = uz_progress_can_sleep() &&
-                    (oversubscribed ? yields >= OVERSUBSCRIBED_YIELDS : now_ns() - start > YIELD_NS);
+                    now_ns() - start > (oversubscribed ? uz_progress_yield_ns() : YIELD_NS);
         if (!published && (sleep || yields >= PUBLISH_AFTER_YIELDS)) {
             publish(1);
             published = 1;

@@ -81,6 +81,11 @@ long uz_progress_spin_ns(void)
     return spin_ns;
 }
 
+long uz_progress_yield_ns(void)
+{
+    return yield_ns;
+}
+
 /* How a waiting rank spends its time, and why, for UZURA_VERBOSE.  Mirrors
  * uz_progress_wait and can_sleep below. */
 void uz_progress_describe(char *buf, size_t len)

@@ -122,6 +122,9 @@ void uz_progress_wait(int (*done)(void *arg), void *arg);
 void uz_progress_sleep(int (*done)(void *arg), void *arg, long timeout_ns);
 /* How long a waiting rank polls before yielding (UZURA_WAIT_SPIN_US). */
 long uz_progress_spin_ns(void);
+/* How long a waiting rank yields after spinning before it sleeps
+ * (UZURA_WAIT_YIELD_US; 200 us with more ranks than cores). */
+long uz_progress_yield_ns(void);
 /* How a waiting rank spends its time and why, one sentence (UZURA_VERBOSE). */
 void uz_progress_describe(char *buf, size_t len);
 
