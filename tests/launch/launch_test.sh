@@ -123,12 +123,39 @@ mpiexec_killed)
     kill -KILL "$mpiexec_pid"
     wait "$mpiexec_pid"
     sleep 0.5
+    dead_job=
     while read -r pid job _; do
         # A zombie is dead; whether it is reaped is up to whoever adopted it.
         state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
         [ -z "$state" ] || [ "$state" == Z ] || fail "rank process $pid survived mpiexec (state $state)"
-        rm -f /dev/shm/uzura-"$job"-*
+        dead_job=$job
     done <"$pids"
+    cleanup_hooks+=("rm -f /dev/shm/uzura-$dead_job-*")
+    # What the killed job left (its ranks' files, mpiexec's alive file)
+    # is removed by the next mpiexec that starts ranks here, while the
+    # files of a job still running stay.
+    [ -e "/dev/shm/uzura-$dead_job-alive" ] || fail "the killed job left no alive file"
+    compgen -G "/dev/shm/uzura-$dead_job-*" >/dev/null || fail "the killed job left nothing to sweep"
+    live_pids=$work/live_pids
+    "$MPIEXEC" -n 2 "$LAUNCH_RANK" hang "$live_pids" >"$work/live_out" 2>&1 </dev/null &
+    live_mpiexec=$!
+    cleanup_hooks+=("kill -TERM $live_mpiexec 2>/dev/null; wait $live_mpiexec 2>/dev/null")
+    wait_for_ranks "$live_pids" 2
+    live_job=$(awk '{ print $2; exit }' "$live_pids")
+    live_files=$(ls /dev/shm/uzura-"$live_job"-* 2>/dev/null | sort)
+    run -n 1 true
+    expect_rc 0
+    if compgen -G "/dev/shm/uzura-$dead_job-*" >/dev/null; then
+        fail "the next mpiexec left the killed job's files: $(ls /dev/shm/uzura-"$dead_job"-*)"
+    fi
+    [ -n "$live_files" ] || fail "the running job has no files in /dev/shm"
+    [ "$(ls /dev/shm/uzura-"$live_job"-* 2>/dev/null | sort)" == "$live_files" ] ||
+        fail "the sweep touched the running job's files: before '$live_files', after '$(ls /dev/shm/uzura-"$live_job"-* 2>/dev/null)'"
+    kill -TERM "$live_mpiexec"
+    wait "$live_mpiexec"
+    if compgen -G "/dev/shm/uzura-$live_job-*" >/dev/null; then
+        fail "the running job, ended by SIGTERM, left: $(ls /dev/shm/uzura-"$live_job"-*)"
+    fi
     ;;
 shm_cleanup)
     run -n 3 "$LAUNCH_RANK" shm 1

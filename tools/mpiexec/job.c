@@ -359,6 +359,8 @@ int job_finish(struct job *job)
     }
     stdin_forward_stop(&job->stdin_fwd);
     shm_cleanup(job);
+    if (job->alive_fd > 0)
+        close(job->alive_fd);
     kvs_destroy(job->kvs);
     free(job->ranks);
     return job->exit_code;

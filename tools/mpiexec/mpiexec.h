@@ -292,6 +292,7 @@ struct job {
     pid_t pgid;                 /* process group of all ranks (rank 0's pid) */
     char id[17];                /* UZURA_JOB_ID: 16 hex digits */
     char key[33];               /* UZURA_JOB_KEY: 32 hex digits */
+    int alive_fd;               /* our lock on /dev/shm/uzura-<id>-alive (job_id.c), or 0 */
     char kvsname[64];
     struct kvs *kvs;
     int ranks_in_barrier;
@@ -347,6 +348,11 @@ void hang_query_end(struct job *job);
 /* job_id.c */
 int job_id_generate(struct job *job);
 void shm_cleanup(const struct job *job);
+/* Hold this host's shared lock on the job's alive file until exit. */
+int job_alive_hold(struct job *job);
+/* Remove /dev/shm files of jobs whose alive file nobody holds any more;
+ * returns how many jobs. */
+int shm_sweep_dead_jobs(void);
 
 /* environment.c */
 char **environment_base(const struct job *job);

@@ -282,6 +282,10 @@ void proxy_local_start(struct job *job, sigset_t *original_mask)
      * job's end can reap it rather than leave a zombie for an init that
      * may be slow to collect it. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
+    /* What jobs killed outright left in /dev/shm goes first; then ours is
+     * marked alive for as long as this process lives (job_id.c). */
+    shm_sweep_dead_jobs();
+    job_alive_hold(job);
     job->binding = binding_plan_make(job);
     if (!job->binding)
         return;
