@@ -133,9 +133,8 @@ mpiexec_killed)
     cleanup_hooks+=("rm -f /dev/shm/uzura-$dead_job-*")
     # What the killed job left (its ranks' files, mpiexec's alive file)
     # is removed by the next mpiexec that starts ranks here, while the
-    # files of a job still running stay.
-    [ -e "/dev/shm/uzura-$dead_job-alive" ] || fail "the killed job left no alive file"
-    compgen -G "/dev/shm/uzura-$dead_job-*" >/dev/null || fail "the killed job left nothing to sweep"
+    # files of a job still running stay.  (Under a parallel ctest another
+    # test's mpiexec may sweep them first: that is the same guarantee.)
     live_pids=$work/live_pids
     "$MPIEXEC" -n 2 "$LAUNCH_RANK" hang "$live_pids" >"$work/live_out" 2>&1 </dev/null &
     live_mpiexec=$!
