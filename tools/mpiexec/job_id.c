@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int random_bytes(unsigned char *buf, size_t len)
@@ -103,16 +104,30 @@ static int alive_id_of(const char *name, char *id)
     return 1;
 }
 
-int job_alive_hold(struct job *job)
+/* One try of job_alive_hold(): 0, or -1 (retry: a process of the same
+ * job renamed its file first). */
+static int alive_hold_once(struct job *job)
 {
-    if (job->alive_fd > 0)
-        return 0;
-    /* Locked before it has its name, so that a sweeper never sees the
-     * name unlocked while we are alive. */
     char tmp[96], name[96];
     alive_name(tmp, sizeof tmp, job->id, ".new");
     alive_name(name, sizeof name, job->id, "");
-    int fd = open(tmp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    /* Another process of the job on this host (the front end, when the
+     * "hosts" are namespaces of one machine) may hold it already: join
+     * its lock, if the name still means that file once we hold it (a
+     * sweeper may have removed it meanwhile). */
+    int fd = open(name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd >= 0) {
+        struct stat held, named;
+        if (flock(fd, LOCK_SH) == 0 && fstat(fd, &held) == 0 && stat(name, &named) == 0 &&
+            held.st_ino == named.st_ino && held.st_dev == named.st_dev) {
+            job->alive_fd = fd;
+            return 0;
+        }
+        close(fd);
+    }
+    /* Locked before it has its name, so that a sweeper never sees the
+     * name unlocked while we are alive. */
+    fd = open(tmp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return -1;
     if (flock(fd, LOCK_SH) != 0 || rename(tmp, name) != 0) {
@@ -122,6 +137,13 @@ int job_alive_hold(struct job *job)
     }
     job->alive_fd = fd;
     return 0;
+}
+
+int job_alive_hold(struct job *job)
+{
+    if (job->alive_fd > 0)
+        return 0;
+    return alive_hold_once(job) == 0 || alive_hold_once(job) == 0 ? 0 : -1;
 }
 
 int shm_sweep_dead_jobs(void)
