@@ -60,7 +60,8 @@
 
 #define UZ_COLL_GATHER_ALGORITHMS(X)                                                                           \
     X(GATHER_AUTO, "auto", "push from COLL_PULL_MIN, with more ranks than cores above COLL_SHM_MAX; "          \
-      "shm above COLL_SHM_ROOTED_MIN with more ranks than cores (Gatherv blocks up to 4 KiB as messages); "    \
+      "shm above COLL_SHM_ROOTED_MIN with more ranks than cores (Gatherv: blocks up to 4 KiB as messages; "   \
+      "linear with a core per rank); "                                                                         \
       "binomial for blocks up to 1 KiB with more than 4 ranks (Gather); linear")                                \
     X(GATHER_LINEAR, "linear", "every rank sends its block to the root")                                       \
     X(GATHER_BINOMIAL, "binomial", "blocks climb a binomial tree in bundles (Gather only)")                    \
@@ -70,7 +71,8 @@
 
 #define UZ_COLL_SCATTER_ALGORITHMS(X)                                                                           \
     X(SCATTER_AUTO, "auto", "pull from COLL_PULL_MIN, with more ranks than cores above COLL_SHM_MAX; "         \
-      "shm above COLL_SHM_ROOTED_MIN with more ranks than cores (Scatterv blocks up to 512 B as messages); "   \
+      "shm above COLL_SHM_ROOTED_MIN with more ranks than cores; Scatterv blocks below those as messages "    \
+      "(with more ranks than cores up to 512 B); "                                                             \
       "binomial for blocks up to 1 KiB with more than 4 ranks (Scatter); linear")                               \
     X(SCATTER_LINEAR, "linear", "the root sends every rank its block")                                          \
     X(SCATTER_BINOMIAL, "binomial", "blocks descend a binomial tree in bundles (Scatter only)")                 \

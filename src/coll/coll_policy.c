@@ -169,21 +169,24 @@ int uz_coll_shm_rooted(const struct uz_coll_situation *s)
 /* The v forms: only the root knows every count, so whether a call goes
  * through shared memory at all is decided from what every rank knows (the
  * tunable, the host) before anyone looks at sizes; then each rank's block
- * travels as uz_coll_shm_rooted() of its size says.  With a core per rank,
- * auto keeps them linear: agreeing on the sizes cost small calls more than
- * one copy saved large ones (np 2, Gatherv 8 bytes 0.7 us against 0.26,
- * 1 KiB 1.3 against 0.46; 32 KiB 4.4 against 2.9, Gather's pushes
- * 2.1).  With more ranks than cores they win from 1 KiB (np 4, Gatherv
- * 1 KiB 1.4 us against 2.7-3.4, 32 KiB 8-11 against 27-29; Scatterv 32 KiB
- * 8-14 against 17-36) and lost on tiny blocks (Gatherv 8 bytes 1.1
- * against 0.4), which therefore travel as messages
- * (uz_coll_shm_v_eager()). */
-int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed)
+ * travels as uz_coll_shm_rooted() of its size says, tiny ones as messages
+ * (uz_coll_shm_v_eager()).  With more ranks than cores they win from
+ * 1 KiB (np 4, Gatherv 1 KiB 1.4 us against 2.7-3.4, 32 KiB 8-11 against
+ * 27-29; Scatterv 32 KiB 8-14 against 17-36).  With a core per rank,
+ * Scatterv too where the blocks can be read once (cross-memory attach):
+ * from COLL_PULL_MIN each rank reads its block while the root copies its
+ * own, smaller blocks go as linear's messages (np 2, 2026-11-27, against
+ * linear: 32 KiB 3.9 us against 5.4, 256 KiB 15.8 against 18.2, 4 MiB 236
+ * against 320; 8 bytes to 4 KiB level).  Gatherv stays linear there: the
+ * same day its pushes lost to linear's rendezvous, which both ends copy
+ * (2 MiB 156 us against 134, 256 KiB 20.3 against 16.9). */
+int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed, int direct_ok)
 {
     int gather = op == UZ_COLL_OP_GATHER;
     int t = gather ? uz_config.coll_gather : uz_config.coll_scatter;
     if (t == UZ_ALG_AUTO)
-        return uz_config.coll_shm_max > 0 && oversubscribed;
+        return uz_config.coll_shm_max > 0 &&
+               (oversubscribed || (!gather && direct_ok && uz_config.coll_pull_min > 0));
     return t == (gather ? GATHER_SHM : SCATTER_SHM) || t == (gather ? GATHER_PUSH : SCATTER_PULL) ||
            (gather && t == GATHER_PULL);
 }
@@ -196,16 +199,20 @@ int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed)
  * 1.07 (linear 0.28), 1 KiB 1.06 against 1.46, 2 KiB 1.41 against 1.86,
  * 4 KiB 1.28-1.37 against 1.84; np 8 8 bytes 0.83 (linear 0.78), 4 KiB
  * 3.47 against 4.18.  Scatterv: np 4 8 bytes 0.33 (linear 0.31), 512
- * 0.48 against 0.78; np 8 512 0.89 against 1.60.  Only when auto: a named
- * algorithm takes every block.  (Scatterv's limit must stay within a
- * small-lane slot less the message's head, coll_shm.c.) */
+ * 0.48 against 0.78; np 8 512 0.89 against 1.60.  With a core per rank
+ * every block below COLL_PULL_MIN (larger ones are copied once, see
+ * above).  Only when auto: a named algorithm takes every block. */
 enum { GATHERV_EAGER_MAX = 4096, SCATTERV_EAGER_MAX = 512 };
 
-int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes)
+int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes, int oversubscribed)
 {
     int gather = op == UZ_COLL_OP_GATHER;
     int t = gather ? uz_config.coll_gather : uz_config.coll_scatter;
-    return t == UZ_ALG_AUTO && bytes <= (gather ? GATHERV_EAGER_MAX : SCATTERV_EAGER_MAX);
+    if (t != UZ_ALG_AUTO)
+        return 0;
+    if (!oversubscribed)
+        return bytes < uz_config.coll_pull_min;
+    return bytes <= (gather ? GATHERV_EAGER_MAX : SCATTERV_EAGER_MAX);
 }
 
 int uz_coll_shm_pull(const struct uz_coll_situation *s, int want)

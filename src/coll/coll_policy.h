@@ -60,14 +60,14 @@ int uz_coll_shm_rooted(const struct uz_coll_situation *s);
 
 /* Gatherv and Scatterv (op GATHER or SCATTER) within one host: may the call
  * go through shared memory at all (then each block travels as
- * uz_coll_shm_rooted() of its size says)?  The same answer on every rank. */
-int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed);
+ * uz_coll_shm_rooted() of its size says)?  `direct_ok`: every rank of the
+ * host can read every other's memory.  The same answer on every rank. */
+int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed, int direct_ok);
 
 /* Gatherv and Scatterv through shared memory: does a block of `bytes`
- * travel as an ordinary eager message instead (the linear algorithm's
- * way)?  The root asks it of each rank's block, the rank of its own: both
+ * travel as an ordinary message instead (the linear algorithm's way)?  The root asks it of each rank's block, the rank of its own: both
  * know the same size (the type signatures match), so both answer alike. */
-int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes);
+int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes, int oversubscribed);
 
 /* Allgather and Alltoall: are the blocks pulled from the other ranks'
  * memory (before the area's copy is considered)? */

@@ -222,10 +222,10 @@ void uz_coll_shm_describe(char *buf, size_t len)
                  uz_config.coll_shm_rooted_min, uz_config.coll_shm_max, uz_rt.local_size, cpus);
     else
         snprintf(buf, len, "a shared-memory area for communicators within this host: barrier, allreduce, "
-                 "allgather, alltoall, reduce_scatter up to %zu bytes (UZURA_COLL_SHM_MAX); gather and "
-                 "scatter blocks from %zu bytes (UZURA_COLL_PULL_MIN) copied once between the root's buffer "
-                 "and each rank's; bcast, reduce, gatherv, scatterv and smaller gathers and scatters by message "
-                 "passing, because "
+                 "allgather, alltoall, reduce_scatter up to %zu bytes (UZURA_COLL_SHM_MAX); gather, "
+                 "scatter and scatterv blocks from %zu bytes (UZURA_COLL_PULL_MIN) copied once between the "
+                 "root's buffer and each rank's; bcast, reduce, gatherv and smaller gather, scatter and scatterv "
+                 "blocks by message passing, because "
                  "every rank has a processor (%d ranks, %ld processors)", uz_config.coll_shm_max,
                  uz_config.coll_pull_min, uz_rt.local_size, cpus);
 }
@@ -1477,8 +1477,7 @@ enum { SV_MSG_HEAD = 32 };
 
 static int v_eager(enum uz_coll_op op, size_t bytes)
 {
-    /* Scatterv's message goes from a small-lane slot with its head. */
-    return uz_coll_shm_v_eager(op, bytes) && (op == UZ_COLL_OP_GATHER || bytes + SV_MSG_HEAD <= SMALL_SLOT);
+    return uz_coll_shm_v_eager(op, bytes, uz_coll_host_oversubscribed());
 }
 
 static int rooted_tiny(const struct uz_shm_rooted *x, int r)
@@ -1707,11 +1706,28 @@ struct sv_head {
 enum { SV_SMALL, SV_PIECES, SV_PULL, SV_MSG };
 
 /* A tiny block's message (uz_coll_shm_v_eager()): the head, which tells
- * the rank how many area operations the others take, then the block. */
+ * the rank how many area operations the others take, then the block, in
+ * one message when the two fit a small-lane slot, where the root stages
+ * them.  A larger block (with a core per rank, up to COLL_PULL_MIN) goes
+ * as a second message on the same tag, straight from the root's buffer
+ * to the rank's, which learns of it from the head. */
 enum { SV_MSG_MAX = SMALL_SLOT - sizeof(struct sv_head) };
-_Static_assert(sizeof(struct sv_head) <= SV_MSG_HEAD, "v_eager() reserves SV_MSG_HEAD for Scatterv's head");
+_Static_assert(sizeof(struct sv_head) <= SV_MSG_HEAD, "SV_MSG_HEAD holds Scatterv's head");
 
-static int scatterv_messages(struct uz_coll_shm *sh, uz_comm *comm, uint64_t k, int any)
+static int sv_inline(size_t len)
+{
+    return len <= SV_MSG_MAX;
+}
+
+/* The root: rank i's block after its head, when it does not follow inline. */
+static void sv_send_rest(struct uz_sched *s, const struct uz_shm_rooted *x, int i, size_t len)
+{
+    if (!sv_inline(len))
+        uz_sched_send(s, root_block(x, i), root_count(x, i), x->all_dt, i);
+}
+
+static int scatterv_messages(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm, uint64_t k,
+                             int any)
 {
     struct uz_sched *s = NULL;
     if (!any) {
@@ -1725,8 +1741,11 @@ static int scatterv_messages(struct uz_coll_shm *sh, uz_comm *comm, uint64_t k, 
         struct sv_head h;
         const unsigned char *slot = slot_of(sh, &sh->lanes[0], k, i);
         memcpy(&h, slot, sizeof(h));
-        if (i != sh->me && h.mode == SV_MSG)
-            uz_sched_send(s, slot, (MPI_Count)(sizeof(h) + h.len), uz_byte_type(), i);
+        if (i != sh->me && h.mode == SV_MSG) {
+            size_t n = sv_inline((size_t)h.len) ? (size_t)h.len : 0;
+            uz_sched_send(s, slot, (MPI_Count)(sizeof(h) + n), uz_byte_type(), i);
+            sv_send_rest(s, x, i, (size_t)h.len);
+        }
     }
     return uz_sched_run(s);
 }
@@ -1741,17 +1760,21 @@ static int scatterv_all_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted 
     if ((err = uz_sched_blocking(comm, &s)))
         return err;
     size_t total = 0;
-    for (int i = 0; i < p; i++)
-        total += i != me ? sizeof(struct sv_head) + root_len(x, i) : 0;
+    for (int i = 0; i < p; i++) {
+        size_t b = root_len(x, i);
+        total += i != me ? sizeof(struct sv_head) + (sv_inline(b) ? b : 0) : 0;
+    }
     unsigned char *buf = uz_sched_alloc(s, total), *m = buf;
     for (int i = 0; i < p && buf; i++) {
         if (i == me)
             continue;
         struct sv_head h = { .len = root_len(x, i), .mode = SV_MSG };
+        size_t n = sv_inline((size_t)h.len) ? (size_t)h.len : 0;
         memcpy(m, &h, sizeof(h));
-        pack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, (size_t)h.len, m + sizeof(h));
-        uz_sched_send(s, m, (MPI_Count)(sizeof(h) + h.len), uz_byte_type(), i);
-        m += sizeof(h) + h.len;
+        pack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, n, m + sizeof(h));
+        uz_sched_send(s, m, (MPI_Count)(sizeof(h) + n), uz_byte_type(), i);
+        sv_send_rest(s, x, i, (size_t)h.len);
+        m += sizeof(h) + n;
     }
     err = uz_sched_run(s);
     root_own_block(x, me);
@@ -1773,14 +1796,22 @@ static int scatterv_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     if ((err = uz_sched_run(s)))
         return err;     /* the root's message did not come: it failed before the area */
     memcpy(&h, buf, sizeof(h));
-    size_t n = have < h.len ? have : (size_t)h.len;
-    unpack_range(x->mine, x->mine_count, x->mine_dt, 0, n, buf + sizeof(h));
+    if (h.len > have) {
+        err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Scatterv: this rank's block has %zu bytes, the root sent %llu",
+                          have, (unsigned long long)h.len);
+    } else if (sv_inline((size_t)h.len)) {
+        unpack_range(x->mine, x->mine_count, x->mine_dt, 0, (size_t)h.len, buf + sizeof(h));
+    }
+    if (!sv_inline((size_t)h.len)) {
+        /* Received even when too long (then truncated), so that it does
+         * not stay behind to match a later call's receive. */
+        uz_sched_recv(s, x->mine, x->mine_count, x->mine_dt, x->root);
+        int rest_err = uz_sched_continue(s);
+        err = err ? err : rest_err;
+    }
     /* The heads' operation, the pieces', and the pulls' end. */
     skip_ops(sh, &sh->lanes[0], 1 + (h.any_pull != 0));
     skip_ops(sh, &sh->lanes[1], h.pieces);
-    if (h.len > have)
-        err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Scatterv: this rank's block has %zu bytes, the root sent %llu",
-                          have, (unsigned long long)h.len);
     uz_coll_chose(UZ_COLL_OP_SCATTER, SCATTER_LINEAR);
     return err;
 }
@@ -1851,11 +1882,11 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
             h.pieces = pieces;
             h.any_pull = (uint32_t)any_pull;
             memcpy(slot, &h, sizeof(h));
-            if (i != me && (h.mode == SV_SMALL || h.mode == SV_MSG))
+            if (i != me && (h.mode == SV_SMALL || (h.mode == SV_MSG && sv_inline((size_t)h.len))))
                 pack_range(root_block(x, i), root_count(x, i), x->all_dt, 0, (size_t)h.len, slot + sizeof(h));
         }
         if (auto_v)
-            err = scatterv_messages(sh, comm, k, tiny);
+            err = scatterv_messages(sh, x, comm, k, tiny);
         if (area)
         release(sh, S, k);
         for (uint64_t j = 0; j < pieces; j++) {
@@ -1944,9 +1975,14 @@ int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm)
         alg = uz_coll_shm_rooted(&sit);
         if (alg == UZ_ALG_AUTO || b == 0)
             return UZ_SHM_DECLINED;
-    } else if (!uz_coll_shm_rooted_v(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER,
-                                     uz_coll_host_oversubscribed()) || !plan_fits(p)) {
-        return UZ_SHM_DECLINED;
+    } else {
+        /* Whether every rank can read every other's memory matters only
+         * with a core per rank (and is the same on every rank). */
+        int over = uz_coll_host_oversubscribed();
+        if (!uz_coll_shm_rooted_v(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER, over,
+                                  !over && can_read_all(comm)) ||
+            !plan_fits(p))
+            return UZ_SHM_DECLINED;
     }
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)

@@ -378,6 +378,15 @@ int uz_sched_run(struct uz_sched *s)
     return s->err;
 }
 
+int uz_sched_continue(struct uz_sched *s)
+{
+    if (s->build_err || s->err)
+        return s->build_err ? s->build_err : s->err;
+    if (!advance(s))
+        uz_coll_wait(advance_done, s, NULL);
+    return s->err;
+}
+
 int uz_sched_new(uz_comm *comm, struct uz_sched **out)
 {
     struct uz_sched *s = calloc(1, sizeof(*s));

@@ -123,6 +123,11 @@ void uz_sched_hold_op(struct uz_sched *s, uz_op *op);
 int uz_sched_blocking(uz_comm *comm, struct uz_sched **out);
 int uz_sched_run(struct uz_sched *s);
 
+/* After uz_sched_run of a blocking schedule: run the steps added since,
+ * on the same tag (the same operation's later messages, which a rank
+ * learns of only from an earlier one). */
+int uz_sched_continue(struct uz_sched *s);
+
 /* A schedule for a nonblocking collective, and for a persistent one (its
  * MPI_*_init call: the schedule takes its tag here). */
 int uz_sched_new(uz_comm *comm, struct uz_sched **out);

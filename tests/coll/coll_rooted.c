@@ -80,7 +80,9 @@ static void one(int gather, int v, long n, int root, int in_place, MPI_Datatype 
      * last rank's 0 when v).  n < 0 (v forms): mixed sizes, rank i's from
      * mixed[], shifted by -n, so that one call has tiny blocks (by
      * message), blocks just either side of the v forms' message limits
-     * (4 KiB gathering, 512 bytes scattering), through the area, and
+     * (with more ranks than cores 4 KiB gathering, 512 bytes scattering;
+     * with a core per rank COLL_PULL_MIN, and 4 KiB less a head where a
+     * Scatterv block stops following its head), through the area, and
      * pushed or pulled. */
     static const long mixed[] = { 0, 2, 9000, 1, 1024, 70000, 128, 1025, 129, 0 };
     enum { NMIXED = sizeof(mixed) / sizeof(mixed[0]) };
@@ -208,7 +210,8 @@ int main(int argc, char **argv)
             for (int ti = 0; ti < 3; ti++)
                 for (int gather = 0; gather < 2; gather++)
                     for (int r = 0; r < 3; r++) {
-                        int root = (r * (size / 2 + 1) + shift) % size;
+                        /* (r == 1): at np 2 both ranks are root for every shift. */
+                        int root = (r * (size / 2 + 1) + shift + (r == 1)) % size;
                         one(gather, 1, -shift, root, r == 1, types[ti][0], types[ti][1], ++seq);
                     }
     for (int si = 0; si < NS && !only_mixed; si++)
