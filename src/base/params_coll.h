@@ -59,7 +59,7 @@
     X(ALLREDUCE_SHM, "shm", UZ_COLL_SHM_HELP)
 
 #define UZ_COLL_GATHER_ALGORITHMS(X)                                                                           \
-    X(GATHER_AUTO, "auto", "push from COLL_PULL_MIN, with more ranks than cores above COLL_SHM_MAX; "          \
+    X(GATHER_AUTO, "auto", "push with more ranks than cores, from COLL_PULL_MIN and above COLL_SHM_MAX; "     \
       "shm above COLL_SHM_ROOTED_MIN with more ranks than cores (Gatherv: blocks up to 4 KiB as messages; "   \
       "linear with a core per rank); "                                                                         \
       "binomial for blocks up to 1 KiB with more than 4 ranks (Gather); linear")                                \

@@ -137,16 +137,23 @@ static int scan_wanted(const struct uz_coll_situation *s, int want)
  *  - one copy by cross-memory attach between the root's buffer and each
  *    rank's: scattering, each rank reads its block (pull); gathering, each
  *    writes its block (push), so that the copies spread over the ranks'
- *    cores and the others leave without waiting for the root.  With a core
- *    per rank from COLL_PULL_MIN: np 2 against the linear rendezvous,
- *    gather 16 KiB 3.0 us against 5.0, 1 MiB 29 against 40; scatter
- *    64 KiB 2.7 against 7, 1 MiB 29 against 38 (the root reading every
- *    block instead, pull, took 54 at 1 MiB).  With more ranks than cores
- *    only beyond COLL_SHM_MAX: np 4 on 2 cores, the area took 5 us at
- *    32 KiB where the direct copies took 6.4 (scatter) and 9.6 (gather),
- *    and the linear rendezvous 13 and 23, as each was a trip through the
- *    scheduler; they were even at 128 KiB, and the area two copies behind
- *    from 256 KiB (42 against 30-35, gather 1 MiB 192-248 against 280-580);
+ *    cores and the others leave without waiting for the root.  With more
+ *    ranks than cores only beyond COLL_SHM_MAX: np 4 on 2 cores, the area
+ *    took 5 us at 32 KiB where the direct copies took 6.4 (scatter) and 9.6
+ *    (gather), and the linear rendezvous 13 and 23, as each was a trip
+ *    through the scheduler; they were even at 128 KiB, and the area two
+ *    copies behind from 256 KiB (42 against 30-35, gather 1 MiB 192-248
+ *    against 280-580).  With a core per rank Scatter from COLL_PULL_MIN
+ *    (np 2 against the linear rendezvous: 64 KiB 2.7 us against 7, 1 MiB
+ *    29 against 38; on 2026-11-27, with linear's root copying its own block
+ *    last, level from 128 KiB and steadier at 16 KiB: 2.8-3.5 against
+ *    2.5-8.2), but not Gather: there linear's rendezvous, which both ends
+ *    copy, beat the pushes at every size once its root copied its own block
+ *    last (2026-11-27, np 2: 16 KiB 2.1-2.8 us against 3.1-3.4, 128 KiB
+ *    9.5-11.2 against 11.4-12.2, 1 MiB 64-79 against 78-90, 4 MiB 275-310
+ *    against 333-530; with the copy first, on another machine, the pushes
+ *    had won: 1 MiB 29 against 40).  The root reading every block
+ *    (Gather's pull) is one core copying them all: 54 us at 1 MiB;
  *  - the area also with more ranks than cores above COLL_SHM_ROOTED_MIN
  *    (the same reasons as bcast);
  *  - else message passing. */
@@ -161,7 +168,8 @@ int uz_coll_shm_rooted(const struct uz_coll_situation *s)
     if (t != UZ_ALG_AUTO || uz_config.coll_shm_max == 0)
         return UZ_ALG_AUTO;
     size_t direct_min = s->oversubscribed ? uz_config.coll_shm_max + 1 : uz_config.coll_pull_min;
-    if (uz_config.coll_pull_min > 0 && s->bytes >= uz_config.coll_pull_min && s->bytes >= direct_min)
+    if (uz_config.coll_pull_min > 0 && s->bytes >= uz_config.coll_pull_min && s->bytes >= direct_min &&
+        (s->oversubscribed || !gather))
         return direct;
     return wanted(0, s->bytes, ROOTED, s->oversubscribed) ? shm : UZ_ALG_AUTO;
 }

@@ -222,10 +222,10 @@ void uz_coll_shm_describe(char *buf, size_t len)
                  uz_config.coll_shm_rooted_min, uz_config.coll_shm_max, uz_rt.local_size, cpus);
     else
         snprintf(buf, len, "a shared-memory area for communicators within this host: barrier, allreduce, "
-                 "allgather, alltoall, reduce_scatter up to %zu bytes (UZURA_COLL_SHM_MAX); gather, "
-                 "scatter and scatterv blocks from %zu bytes (UZURA_COLL_PULL_MIN) copied once between the "
-                 "root's buffer and each rank's; bcast, reduce, gatherv and smaller gather, scatter and scatterv "
-                 "blocks by message passing, because "
+                 "allgather, alltoall, reduce_scatter up to %zu bytes (UZURA_COLL_SHM_MAX); scatter "
+                 "and scatterv blocks from %zu bytes (UZURA_COLL_PULL_MIN) read once by each rank from the "
+                 "root's buffer; bcast, reduce, gather(v) and smaller scatter(v) blocks by message passing, "
+                 "because "
                  "every rank has a processor (%d ranks, %ld processors)", uz_config.coll_shm_max,
                  uz_config.coll_pull_min, uz_rt.local_size, cpus);
 }

@@ -71,7 +71,7 @@ expect_one_host_report() {  # RANK NP THREAD_TEXT
         if [ "$np" -gt "$online" ]; then
             expect_line "$r" collectives "a shared-memory area for communicators within this host: barrier, allreduce, allgather, alltoall(v), reduce_scatter at any size, bcast, reduce, gather(v), scatter(v) above 256 bytes (UZURA_COLL_SHM_ROOTED_MIN), gather(v) and scatter(v) blocks beyond 65536 bytes (UZURA_COLL_SHM_MAX) copied once between the root's buffer and each rank's instead, because this host has more ranks ($np) than processors ($online)"
         else
-            expect_line "$r" collectives "a shared-memory area for communicators within this host: barrier, allreduce, allgather, alltoall, reduce_scatter up to 65536 bytes (UZURA_COLL_SHM_MAX); gather, scatter and scatterv blocks from 16384 bytes (UZURA_COLL_PULL_MIN) copied once between the root's buffer and each rank's; bcast, reduce, gatherv and smaller gather, scatter and scatterv blocks by message passing, because every rank has a processor ($np ranks, $online processors)"
+            expect_line "$r" collectives "a shared-memory area for communicators within this host: barrier, allreduce, allgather, alltoall, reduce_scatter up to 65536 bytes (UZURA_COLL_SHM_MAX); scatter and scatterv blocks from 16384 bytes (UZURA_COLL_PULL_MIN) read once by each rank from the root's buffer; bcast, reduce, gather(v) and smaller scatter(v) blocks by message passing, because every rank has a processor ($np ranks, $online processors)"
         fi
         # Cross-memory attach works here or it does not; either way the
         # line says which and why.
