@@ -287,13 +287,14 @@ static void start_step(struct uz_sched *s, struct uz_step *st)
     }
     switch (st->kind) {
     case UZ_STEP_SEND:
-        err = uz_pt2pt_send(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, UZ_SEND_STANDARD,
-                            &st->req);
+        /* A send that goes out at once leaves no request (NULL: done). */
+        err = uz_pt2pt_send_quick(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, UZ_SEND_STANDARD,
+                                  &st->req);
         break;
     case UZ_STEP_RECV:
         err = st->read_next
             ? uz_pt2pt_recv_to_read(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, &st->req)
-            : uz_pt2pt_recv(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, NULL, &st->req);
+            : uz_pt2pt_recv_quick(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, &st->req);
         break;
     case UZ_STEP_REDUCE:
         uz_reducer_apply(&s->red, st->src, st->buf, st->count);

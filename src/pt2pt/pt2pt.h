@@ -68,11 +68,25 @@ int uz_pt2pt_describe_eager(char *buf, size_t len);
 int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
                   const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out);
 
+/* A nonblocking send as uz_pt2pt_send with `out`, except that a message
+ * that went out at once leaves *out NULL: complete, with no request to
+ * release (a collective schedule's small sends, which would otherwise make
+ * and free a completed request each). */
+int uz_pt2pt_send_quick(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
+                        const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out);
+
 /* Start a receive.  When `out` is NULL the call blocks and fills `status`
  * (which may be MPI_STATUS_IGNORE); the return value is then the error of
  * the receive (MPI_ERR_TRUNCATE included). */
 int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
                   const struct uz_p2p_comm *pc, MPI_Status *status, uz_request **out);
+
+/* A nonblocking receive as uz_pt2pt_recv with `out`, except that a message
+ * from a named source and tag whose bytes are all here already is taken at
+ * once: *out NULL, and the receive's error (MPI_ERR_TRUNCATE) returned (a
+ * collective schedule's receives of messages its peers sent ahead). */
+int uz_pt2pt_recv_quick(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                        const struct uz_p2p_comm *pc, uz_request **out);
 
 /* A nonblocking receive from a named source whose hooks (request.h) are
  * in place before it is posted, so they run even for a message that is

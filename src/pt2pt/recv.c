@@ -790,6 +790,29 @@ int uz_pt2pt_recv_hooked(void *buf, MPI_Count count, uz_datatype *dt, int source
     return post_new(buf, count, dt, source, tag, pc, watched_world(pc, source), 0, hooks, out);
 }
 
+int uz_pt2pt_recv_quick(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
+                        const struct uz_p2p_comm *pc, uz_request **out)
+{
+    if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
+        return uz_pt2pt_recv(buf, count, dt, source, tag, pc, NULL, out);
+    struct uz_unexpected *u = uz_unexpected_find(pc->context_id, source, tag);
+    if (!u || u->kind != UZ_MSG_EAGER || u->arrived != u->size)
+        return uz_pt2pt_recv(buf, count, dt, source, tag, pc, NULL, out);
+    /* All of it is here: taken at once, as a blocking receive takes it,
+     * with the request on the stack. */
+    uz_request r;
+    uz_request_init_on_stack(&r, UZ_REQ_RECV);
+    int err = setup_recv(&r, buf, count, dt, source, tag, pc->comm, pc->context_id, watched_world(pc, source));
+    if (!err) {
+        uz_unexpected_dequeue(u);
+        uz_recv_take(&r, u);
+        err = r.status.MPI_ERROR;
+    }
+    uz_request_cleanup_on_stack(&r);
+    *out = NULL;
+    return err;
+}
+
 int uz_pt2pt_recv_to_read(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
                           const struct uz_p2p_comm *pc, uz_request **out)
 {

@@ -514,11 +514,12 @@ static uz_request *completed_send_request(void)
 }
 
 /* The send itself, for a message numbered `trace_seq` by UZURA_TRACE=stages
- * (0: not traced).  Inlined twice: into uz_pt2pt_send with 0, where every
- * stamp folds away, and into the cold observed_send. */
+ * (0: not traced).  Inlined into uz_pt2pt_send and uz_pt2pt_send_quick with
+ * 0, where every stamp folds away, and into the cold observed_send.
+ * `quick`: a message that goes out at once leaves *out NULL. */
 static UZ_ALWAYS_INLINE int send_to(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
                                     const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out,
-                                    int world, size_t bytes, uint32_t trace_seq)
+                                    int world, size_t bytes, uint32_t trace_seq, int quick)
 {
     struct uz_peer *p = &uz_peers[world];
     /* Fast path: an eager message that fits one record goes out now,
@@ -554,7 +555,9 @@ static UZ_ALWAYS_INLINE int send_to(const void *buf, MPI_Count count, uz_datatyp
                 uz_trace_send_out(UZ_STAGE_SEND_ENQUEUED, trace_seq, tag, world);
                 uz_trace_send_done(trace_seq, tag, world);
             }
-            if (out && !(*out = completed_send_request()))
+            if (out && quick)
+                *out = NULL;
+            else if (out && !(*out = completed_send_request()))
                 return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
             return MPI_SUCCESS;
         }
@@ -613,27 +616,44 @@ static UZ_ALWAYS_INLINE int send_to(const void *buf, MPI_Count count, uz_datatyp
  * then send it.  Out of line, so that a run without them pays one branch. */
 static UZ_COLD int observed_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
                                  const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out,
-                                 int world, size_t bytes)
+                                 int world, size_t bytes, int quick)
 {
     uint32_t trace_seq = uz_trace_stages ? uz_trace_send_entry(tag, world) : 0;
     /* Collective contexts are odd (comm.h): context_id + 1. */
     uz_profile_send(world, bytes, (int)(pc->context_id & 1));
-    return send_to(buf, count, dt, dest, tag, pc, mode, out, world, bytes, trace_seq);
+    return send_to(buf, count, dt, dest, tag, pc, mode, out, world, bytes, trace_seq, quick);
 }
 
-int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
-                  const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out)
+/* uz_pt2pt_send and uz_pt2pt_send_quick, told apart by `quick`, which
+ * folds away in each. */
+static UZ_ALWAYS_INLINE int send_entry(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
+                                       const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out,
+                                       int quick)
 {
     if (UZ_UNLIKELY(dest == MPI_PROC_NULL)) {
-        if (out && !(*out = completed_send_request()))
+        if (out && quick)
+            *out = NULL;
+        else if (out && !(*out = completed_send_request()))
             return uz_err_make(MPI_ERR_NO_MEM, "out of memory creating a request");
         return MPI_SUCCESS;
     }
     int world = uz_p2p_world_rank(pc, dest);
     size_t bytes = (size_t)(count * dt->size);
     if (UZ_UNLIKELY(uz_trace_stages | uz_profile_on))
-        return observed_send(buf, count, dt, dest, tag, pc, mode, out, world, bytes);
-    return send_to(buf, count, dt, dest, tag, pc, mode, out, world, bytes, 0);
+        return observed_send(buf, count, dt, dest, tag, pc, mode, out, world, bytes, quick);
+    return send_to(buf, count, dt, dest, tag, pc, mode, out, world, bytes, 0, quick);
+}
+
+int uz_pt2pt_send(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
+                  const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out)
+{
+    return send_entry(buf, count, dt, dest, tag, pc, mode, out, 0);
+}
+
+int uz_pt2pt_send_quick(const void *buf, MPI_Count count, uz_datatype *dt, int dest, int tag,
+                        const struct uz_p2p_comm *pc, enum uz_send_mode mode, uz_request **out)
+{
+    return send_entry(buf, count, dt, dest, tag, pc, mode, out, 1);
 }
 
 /* -------------------------------------------------- answers from receivers */
