@@ -1225,13 +1225,15 @@ static int direct_block(uz_comm *comm, const struct uz_shm_rooted *x, uint64_t a
     return status;
 }
 
-/* The end of a direct call: every non-root posts how it went and leaves;
- * the root waits for all of them (they are done with its memory) and
- * returns the first failure. */
+/* The end of a direct call, or of a Gatherv through the root's plan: every
+ * non-root posts how it went and leaves; the root waits for all of them
+ * (they are done with its memory, or it learns who sent too much) and
+ * returns the first failure.  `tiny_away`: ranks whose blocks went as
+ * messages (rooted_tiny()) take no part. */
 static int rooted_tiny(const struct uz_shm_rooted *x, int r);
 static int arrive_for(struct uz_coll_shm *sh, struct lane *L, uint64_t k, int n);
 
-static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, int status)
+static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, int status, int tiny_away)
 {
     struct lane *L = &sh->lanes[0];
     uint64_t k = op_begin(sh, L);
@@ -1244,7 +1246,7 @@ static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, in
         return MPI_SUCCESS;
     }
     int absent = 0;
-    for (int r = 0; r < sh->p; r++)
+    for (int r = 0; r < sh->p && tiny_away; r++)
         absent += r != sh->me && rooted_tiny(x, r);
     if (arrive_for(sh, L, k, 1 + absent))
         release(sh, L, k);
@@ -1254,7 +1256,7 @@ static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, in
         all_arrived(L, k);
     int err = MPI_SUCCESS;
     for (int r = 0; r < sh->p && !err; r++) {
-        if (r == sh->me || rooted_tiny(x, r))
+        if (r == sh->me || (tiny_away && rooted_tiny(x, r)))
             continue;
         memcpy(&st, slot_of(sh, L, k, r), sizeof(st));
         if (st == DONE_TRUNCATED && x->to_root)
@@ -1319,22 +1321,29 @@ static int rooted_planned(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
         size_t len = me == root ? 0 : have < mine_e.len ? have : (size_t)mine_e.len;
         rooted_area(sh, x, &sh->lanes[plan.lane], plan.pieces, len);
         uz_coll_chose(op, x->to_root ? GATHER_SHM : SCATTER_SHM);
+        int too_long = me != root && (x->to_root ? have > mine_e.len : have < mine_e.len);
+        /* A Gatherv's root learns only here which rank sent more than its
+         * block (a Gather's sizes agree, unless the program is wrong in a
+         * way the root cannot see either). */
+        int err = MPI_SUCCESS;
+        if (x->to_root && x->counts)
+            err = rooted_done(sh, x, too_long ? DONE_TRUNCATED : DONE_OK, 0);
         if (me == root)
             root_own_block(x, me);
-        else if (x->to_root ? have > mine_e.len : have < mine_e.len)
+        else if (too_long)
             return uz_err_make(MPI_ERR_TRUNCATE, "%s: this rank's block has %zu bytes, the root's %zu",
                                rooted_name(x), have, (size_t)mine_e.len);
-        return MPI_SUCCESS;
+        return err;
     }
     uz_coll_chose(op, x->to_root ? GATHER_PUSH : SCATTER_PULL);
     int err = MPI_SUCCESS;
     if (me != root) {
         int status = direct_block(comm, x, mine_e.addr, (size_t)mine_e.len, &err);
-        rooted_done(sh, x, status);
+        rooted_done(sh, x, status, 0);
         return err;
     }
     root_own_block(x, me);
-    err = rooted_done(sh, x, DONE_OK);
+    err = rooted_done(sh, x, DONE_OK, 0);
     if (stage && x->to_root)
         rooted_unstage(x, p, stage);
     free(stage);
@@ -1907,7 +1916,7 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
         op_end(sh, S, k);           /* the heads were read until here */
         root_own_block(x, me);
         if (any_pull)
-            err = rooted_done(sh, x, DONE_OK);
+            err = rooted_done(sh, x, DONE_OK, 1);
         free(stage);
         uz_coll_chose(UZ_COLL_OP_SCATTER, !area                                  ? SCATTER_LINEAR
                                           : (t == SCATTER_PULL && readable) || any_pull ? SCATTER_PULL
@@ -1934,7 +1943,7 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
     if (h.mode == SV_PULL)
         status = direct_block(comm, x, h.addr, (size_t)h.len, &err);
     if (h.any_pull)
-        rooted_done(sh, x, status);
+        rooted_done(sh, x, status, 1);
     if (!err && h.len > have)
         err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Scatterv: this rank's block has %zu bytes, the root sent %llu",
                           have, (unsigned long long)h.len);

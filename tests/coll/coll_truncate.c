@@ -8,10 +8,10 @@
  * after it deliver every element, which a message left unreceived on the
  * collective's tag would break.  Both sides stay on the same side of every
  * size limit (across one, the v forms may hang: docs/collectives.md).
- * Run with the automatic choice.  Gatherv through the root's plan (with
- * more ranks than cores and cross-memory attach off, or
- * UZURA_COLL_GATHER=shm) still reports the error only at the sending rank
- * and truncates silently at the root: not run here until it does.
+ * CMake runs it with the automatic choice, with cross-memory attach off
+ * and with the area named, where a Gatherv goes by the root's plan and
+ * the root hears who sent too much only at the call's end (before, it
+ * truncated silently and only the sending rank was told).
  */
 #include "uztest.h"
 
