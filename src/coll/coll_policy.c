@@ -227,10 +227,13 @@ int uz_coll_shm_pull(const struct uz_coll_situation *s, int want)
 {
     /* Allgatherv too (s->bytes: the mean block); Alltoallv decides by
      * its own cards (coll_shm.c). */
-    if (s->op != UZ_COLL_OP_ALLGATHER && (s->op != UZ_COLL_OP_ALLTOALL || !s->fixed))
+    size_t block = s->bytes;
+    if (s->op == UZ_COLL_OP_REDUCE_SCATTER)
+        block = s->bytes / (size_t)s->p;    /* s->bytes: the whole vector */
+    else if (s->op != UZ_COLL_OP_ALLGATHER && (s->op != UZ_COLL_OP_ALLTOALL || !s->fixed))
         return 0;
     return want >= 0 && uz_config.coll_shm_max > 0 && uz_config.coll_pull_min > 0 &&
-           s->bytes >= uz_config.coll_pull_min;
+           block >= uz_config.coll_pull_min;
 }
 
 int uz_coll_shm_wanted(const struct uz_coll_situation *s, int want)
@@ -258,8 +261,9 @@ int uz_coll_shm_wanted(const struct uz_coll_situation *s, int want)
             return want > 0;
         return uz_config.coll_shm_max != 0 && over;
     case UZ_COLL_OP_REDUCE_SCATTER:
-        /* Measured: through the area at every size, even with a core per
-         * rank (message passing needs a copy of the whole vector per rank). */
+        /* Measured: shared memory at every size, even with a core per rank
+         * (message passing needs a copy of the whole vector per rank); from
+         * COLL_PULL_MIN blocks are pulled (uz_coll_shm_pull). */
         return wanted(want, 0, SYNC, over);
     case UZ_COLL_OP_SCAN:
         return scan_wanted(s, want);

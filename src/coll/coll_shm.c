@@ -217,15 +217,17 @@ void uz_coll_shm_describe(char *buf, size_t len)
         snprintf(buf, len, "a shared-memory area for communicators within this host: barrier, allreduce, "
                  "allgather, alltoall(v), reduce_scatter at any size, bcast, reduce, gather(v), scatter(v) above %zu "
                  "bytes (UZURA_COLL_SHM_ROOTED_MIN), gather(v) and scatter(v) blocks beyond %zu bytes "
-                 "(UZURA_COLL_SHM_MAX) copied once between the root's buffer and each rank's instead, because "
-                 "this host has more ranks (%d) than processors (%ld)",
-                 uz_config.coll_shm_rooted_min, uz_config.coll_shm_max, uz_rt.local_size, cpus);
+                 "(UZURA_COLL_SHM_MAX) copied once between the root's buffer and each rank's instead, and "
+                 "allgather, alltoall and reduce_scatter blocks from %zu bytes (UZURA_COLL_PULL_MIN) read once "
+                 "from the others' buffers, because this host has more ranks (%d) than processors (%ld)",
+                 uz_config.coll_shm_rooted_min, uz_config.coll_shm_max, uz_config.coll_pull_min, uz_rt.local_size,
+                 cpus);
     else
         snprintf(buf, len, "a shared-memory area for communicators within this host: barrier, allreduce, "
-                 "allgather, alltoall, reduce_scatter up to %zu bytes (UZURA_COLL_SHM_MAX); scatter "
-                 "and scatterv blocks from %zu bytes (UZURA_COLL_PULL_MIN) read once by each rank from the "
-                 "root's buffer; bcast, reduce, gather(v) and smaller scatter(v) blocks by message passing, "
-                 "because "
+                 "allgather, alltoall up to %zu bytes (UZURA_COLL_SHM_MAX), reduce_scatter at any size; "
+                 "allgather, alltoall, reduce_scatter, scatter and scatterv blocks from %zu bytes "
+                 "(UZURA_COLL_PULL_MIN) read once by each rank from the others' buffers (the root's for "
+                 "scatter); bcast, reduce, gather(v) and smaller scatter(v) blocks by message passing, because "
                  "every rank has a processor (%d ranks, %ld processors)", uz_config.coll_shm_max,
                  uz_config.coll_pull_min, uz_rt.local_size, cpus);
 }
@@ -401,6 +403,9 @@ int uz_shm_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_dataty
  * In place, round j writes recvbuf[j * sub, ...), whose input bytes sit at
  * offset o - before_i of some block i with o - before_i <= o, so they were
  * packed in round j or earlier: safe. */
+static int reduce_scatter_pull(struct uz_coll_shm *sh, const void *sendbuf, void *recvbuf, const MPI_Count *counts,
+                               uz_datatype *dt, const struct uz_reducer *r, uz_comm *comm);
+
 int uz_shm_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count *counts, uz_datatype *dt, uz_op *op,
                           uz_comm *comm, int want)
 {
@@ -420,6 +425,11 @@ int uz_shm_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count *c
     struct uz_coll_shm *sh = shm_of(comm);
     if (!sh)
         return UZ_SHM_DECLINED;
+    if (uz_coll_shm_pull(&sit, want)) {
+        int err = reduce_scatter_pull(sh, sendbuf, recvbuf, counts, dt, &r, comm);
+        if (err != UZ_SHM_DECLINED)
+            return err;
+    }
     size_t esz = (size_t)r.stride, largest = (size_t)(most * dt->size);
     struct lane *L = lane_for(sh, n);
     size_t sub = L->slot / (size_t)p / esz * esz;
@@ -623,6 +633,8 @@ static int swap_cards(struct uz_coll_shm *sh, const struct pull_card *mine, stru
     return every;
 }
 
+unsigned long uz_coll_bytes_pulled;
+
 static int can_read_all(uz_comm *comm)
 {
     for (int r = 0; r < comm->size; r++)
@@ -642,6 +654,8 @@ static int read_block(uz_comm *comm, const char *fn, int r, uint64_t addr, void 
     struct iovec local = { dst, n };
     struct iovec remote = { (void *)(uintptr_t)addr, n };
     int e = uz_path_get(uz_group_world_rank(comm->local_group, r), &local, 1, &remote, 1, NULL);
+    if (e >= 0)
+        uz_coll_bytes_pulled += n;
     return e < 0 ? uz_err_make(MPI_ERR_OTHER, "%s: reading rank %d's block failed (%d)", fn, r, e) : e;
 }
 
@@ -772,6 +786,81 @@ static int allgather_pull(struct uz_coll_shm *sh, const void *sendbuf, MPI_Count
     free(stage);
     free(cards);
     free(packed);
+    return err;
+}
+
+/* Pieces a Reduce_scatter pull reads and combines at a time: the piece
+ * being built and the one combined into it stay in the core's cache
+ * between the read and the reduction. */
+enum { RS_PULL_PIECE = 262144 };
+
+/* Reduce_scatter with every rank reading the others' parts of its own
+ * block straight from their send buffers and combining them, piece by
+ * piece, into its receive buffer: each input byte is copied once (the
+ * area copies every rank's whole vector in, then reads it again to
+ * combine), and no rank waits for another between pieces, only to learn
+ * the addresses and before leaving (the others may still be reading).
+ * The combination keeps the area's rank order, a0 op (a1 op (... a_{p-1})),
+ * so results agree bit for bit with the other algorithms.  Needs
+ * contiguous buffers and not MPI_IN_PLACE (others would read the input
+ * this rank overwrites); otherwise, or when some rank cannot read
+ * another, every rank declines together. */
+static int reduce_scatter_pull(struct uz_coll_shm *sh, const void *sendbuf, void *recvbuf, const MPI_Count *counts,
+                               uz_datatype *dt, const struct uz_reducer *r, uz_comm *comm)
+{
+    int me = comm->rank, p = comm->size;
+    MPI_Count total = 0;
+    for (int i = 0; i < p; i++)
+        total += counts[i];
+    size_t esz = (size_t)r->stride, mine = (size_t)(counts[me] * dt->size);
+    size_t piece = RS_PULL_PIECE / esz * esz;
+    unsigned char *tmp = NULL;
+    struct pull_card card = { .can_read = can_read_all(comm) }, *cards = malloc(sizeof(*cards) * (size_t)p);
+    if (sendbuf == MPI_IN_PLACE || piece == 0 || !uz_dt_is_contig(dt, total) || !uz_dt_is_contig(dt, counts[me]))
+        card.can_read = 0;
+    if (card.can_read && p > 2 && mine > 0 && !(tmp = malloc(piece)))
+        card.can_read = 0;
+    if (!cards)
+        card.can_read = 0;
+    if (card.can_read)
+        card.addr = (uint64_t)(uintptr_t)((const unsigned char *)sendbuf + dt->true_lb);
+    if (!swap_cards(sh, &card, cards)) {
+        meet(sh);
+        free(cards);
+        free(tmp);
+        return UZ_SHM_DECLINED;
+    }
+    /* Where this rank's block starts in every send buffer. */
+    size_t at = 0;
+    for (int i = 0; i < me; i++)
+        at += (size_t)(counts[i] * dt->size);
+    unsigned char *out = (unsigned char *)recvbuf + dt->true_lb;
+    const unsigned char *own = (const unsigned char *)(uintptr_t)card.addr + at;
+    int err = MPI_SUCCESS;
+    /* With two ranks and a commutative operation a0 op a1 = a1 op a0: read
+     * the other's part into the result and combine this rank's into it,
+     * with no staging copy on either rank. */
+    int pair = p == 2 && r->commutative;
+    for (size_t off = 0; off < mine && !err; off += piece) {
+        size_t len = mine - off < piece ? mine - off : piece, n = len / esz;
+        if (pair) {
+            err = read_block(comm, "MPI_Reduce_scatter", 1 - me, cards[1 - me].addr + at + off, out + off, len);
+            if (!err)
+                r->kern(own + off, out + off, n);
+            continue;
+        }
+        err = read_block(comm, "MPI_Reduce_scatter", p - 1, cards[p - 1].addr + at + off, out + off, len);
+        for (int i = p - 2; i >= 0 && !err; i--) {
+            if (i == me) {
+                r->kern(own + off, out + off, n);
+            } else if (!(err = read_block(comm, "MPI_Reduce_scatter", i, cards[i].addr + at + off, tmp, len))) {
+                r->kern(tmp, out + off, n);
+            }
+        }
+    }
+    meet(sh);
+    free(cards);
+    free(tmp);
     return err;
 }
 

@@ -35,6 +35,12 @@ int uz_shm_scan(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype
                 int want, int exclusive);
 int uz_shm_allgather(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
                      MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int alg);
+/* Bytes this process's collectives read straight from another rank's
+ * buffer by one copy (Allgather, Alltoall(v/w) and Reduce_scatter pulls),
+ * for the MPI_T counter coll_bytes_pulled: tests use it to show that a
+ * pull really ran. */
+extern unsigned long uz_coll_bytes_pulled;
+
 /* More ranks on this host than it has processors. */
 int uz_coll_host_oversubscribed(void);
 

@@ -13,6 +13,7 @@
 
 #include "base/lock.h"
 #include "coll/coll_chosen.h"
+#include "coll/coll_shm.h"
 #include "mpit/mpit.h"
 #include "pt2pt/match.h"
 #include "pt2pt/stats.h"
@@ -181,7 +182,7 @@ int uz_mpit_pvars_build(void)
     int room = (int)(sizeof(request_layer) / sizeof(request_layer[0]));
     for (int i = 0; i < uz_ntransports; i++)
         room += 4 + transport_counters(uz_transport_table[i]);
-    room += UZ_COLL_OPS;
+    room += UZ_COLL_OPS + 1;
     pvars = calloc((size_t)room, sizeof(*pvars));
     if (!pvars)
         return -1;
@@ -207,6 +208,11 @@ int uz_mpit_pvars_build(void)
         v->source = &uz_coll_chosen[op];
         v->enum_param = param_index(coll_tunables[op]);
     }
+    struct uz_mpit_pvar *pulled = add("coll_bytes_pulled", "Bytes collectives read by one copy straight from "
+                                      "another rank's buffer (Allgather, Alltoall(v/w), Reduce_scatter)",
+                                      MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, coll);
+    pulled->read = read_ulong;
+    pulled->source = &uz_coll_bytes_pulled;
     for (int i = 0; i < uz_ntransports && i < UZ_TRAFFIC_SLOTS; i++) {
         const struct uz_transport_ops *t = uz_transport_table[i];
         int cat = uz_mpit_category_of(t->name, "A transport");
