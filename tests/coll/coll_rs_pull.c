@@ -31,9 +31,7 @@ static MPI_T_pvar_handle pulled;
 
 static unsigned long long pulled_now(void)
 {
-    unsigned long long v = 0;
-    CHECK_EQ(MPI_T_pvar_read(session, pulled, &v), MPI_SUCCESS);
-    return v;
+    return uzt_pvar(session, pulled);
 }
 
 /* Rank r's element i of call `seq`: fractions whose sums round. */

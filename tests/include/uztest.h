@@ -44,6 +44,14 @@ static void uzt_fail(const char *file, int line, const char *fmt, ...)
         MPI_Error_string(uzt_rc_, uzt_msg_, &uzt_len_); \
         uzt_fail(__FILE__, __LINE__, "%s returned %d: %s", #call, uzt_rc_, uzt_msg_); } } while (0)
 
+/* The value of an unsigned counter or level performance variable. */
+static inline unsigned long long uzt_pvar(MPI_T_pvar_session session, MPI_T_pvar_handle h)
+{
+    unsigned long long v = 0;
+    CHECK_EQ(MPI_T_pvar_read(session, h, &v), MPI_SUCCESS);
+    return v;
+}
+
 /* The error class of a call that must fail (the communicator must have
  * MPI_ERRORS_RETURN). */
 static inline int uzt_class(int rc)

@@ -25,9 +25,7 @@ static MPI_T_pvar_handle pv_msgs;
 
 static unsigned long long messages_sent(void)
 {
-    unsigned long long n = 0;
-    CHECK_EQ(MPI_T_pvar_read(pv_session, pv_msgs, &n), MPI_SUCCESS);
-    return n;
+    return uzt_pvar(pv_session, pv_msgs);
 }
 
 /* The value element e of the whole message has in round r. */
