@@ -392,6 +392,11 @@ int uz_shm_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_dataty
     return reduce_common(sendbuf, recvbuf, count, dt, op, root, comm, want);
 }
 
+/* Reduce_scatter's blocks read straight from the senders (below, with the
+ * other one-copy pulls); `total` is the sum of counts. */
+static int reduce_scatter_pull(struct uz_coll_shm *sh, const void *sendbuf, void *recvbuf, const MPI_Count *counts,
+                               MPI_Count total, uz_datatype *dt, const struct uz_reducer *r, uz_comm *comm);
+
 /* Reduce_scatter: each round every rank packs, into its slot, the next
  * piece of every rank's block (block i's piece at i * sub), all meet, and
  * each rank combines only its own block's piece, straight into recvbuf
@@ -402,10 +407,8 @@ int uz_shm_reduce(const void *sendbuf, void *recvbuf, MPI_Count count, uz_dataty
  *
  * In place, round j writes recvbuf[j * sub, ...), whose input bytes sit at
  * offset o - before_i of some block i with o - before_i <= o, so they were
- * packed in round j or earlier: safe. */
-static int reduce_scatter_pull(struct uz_coll_shm *sh, const void *sendbuf, void *recvbuf, const MPI_Count *counts,
-                               uz_datatype *dt, const struct uz_reducer *r, uz_comm *comm);
-
+ * packed in round j or earlier: safe.  Blocks from COLL_PULL_MIN skip
+ * the area (reduce_scatter_pull) unless some rank declines. */
 int uz_shm_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count *counts, uz_datatype *dt, uz_op *op,
                           uz_comm *comm, int want)
 {
@@ -426,7 +429,7 @@ int uz_shm_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Count *c
     if (!sh)
         return UZ_SHM_DECLINED;
     if (uz_coll_shm_pull(&sit, want)) {
-        int err = reduce_scatter_pull(sh, sendbuf, recvbuf, counts, dt, &r, comm);
+        int err = reduce_scatter_pull(sh, sendbuf, recvbuf, counts, total, dt, &r, comm);
         if (err != UZ_SHM_DECLINED)
             return err;
     }
@@ -596,6 +599,8 @@ int uz_shm_allgatherv(const void *sendbuf, MPI_Count scount, uz_datatype *stype,
 
 /* ------------------------------------------------------- one-copy pulls */
 
+unsigned long uz_coll_bytes_pulled;         /* coll_shm.h */
+
 /* What a rank shows the others before they pull from it: where its p
  * packed blocks start, and whether it can read every other rank. */
 struct pull_card {
@@ -632,8 +637,6 @@ static int swap_cards(struct uz_coll_shm *sh, const struct pull_card *mine, stru
     op_end(sh, L, k);
     return every;
 }
-
-unsigned long uz_coll_bytes_pulled;
 
 static int can_read_all(uz_comm *comm)
 {
@@ -806,12 +809,9 @@ enum { RS_PULL_PIECE = 262144 };
  * this rank overwrites); otherwise, or when some rank cannot read
  * another, every rank declines together. */
 static int reduce_scatter_pull(struct uz_coll_shm *sh, const void *sendbuf, void *recvbuf, const MPI_Count *counts,
-                               uz_datatype *dt, const struct uz_reducer *r, uz_comm *comm)
+                               MPI_Count total, uz_datatype *dt, const struct uz_reducer *r, uz_comm *comm)
 {
     int me = comm->rank, p = comm->size;
-    MPI_Count total = 0;
-    for (int i = 0; i < p; i++)
-        total += counts[i];
     size_t esz = (size_t)r->stride, mine = (size_t)(counts[me] * dt->size);
     size_t piece = RS_PULL_PIECE / esz * esz;
     unsigned char *tmp = NULL;
