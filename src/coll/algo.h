@@ -162,6 +162,20 @@ static inline struct uz_coll_situation uz_coll_situation(enum uz_coll_op op, con
                                        .oversubscribed = uz_coll_host_oversubscribed() };
 }
 
+/* Whether a blocking call runs its schedule as it is built
+ * (uz_sched_immediate): always, except a reduction from
+ * UZ_COLL_READ_NEXT_MIN bytes, whose receives must know that a reduction
+ * reads them (sched.c, mark_read_next: a one-copy transfer then lands in
+ * the reducing core's cache; 32-256 KiB between two ranks 1.5-2x faster). */
+enum { UZ_COLL_READ_NEXT_MIN = 8192 };
+static inline int uz_coll_runs_immediately(const struct uz_coll_args *a)
+{
+    if (!a->op)
+        return 1;
+    uz_datatype *dt = a->rtype ? a->rtype : a->stype;
+    return dt && (size_t)(a->rcount ? a->rcount : a->scount) * (size_t)dt->size < UZ_COLL_READ_NEXT_MIN;
+}
+
 /* One call of a collective, blocking, nonblocking (`request` is its
  * output) or persistent (its MPI_*_init): takes the library lock, offers
  * a blocking intracommunicator call to the shared-memory algorithm, else
@@ -184,6 +198,8 @@ static inline int uz_coll_call_locked(const struct uz_coll_kind *k, const struct
     int err = uz_coll_begin(comm, mode, &s);
     if (err)
         return err;
+    if (mode == UZ_COLL_BLOCKING && uz_coll_runs_immediately(a))
+        uz_sched_immediate(s);
     uz_coll_hold(s, mode, a->stype, a->rtype, a->op);
     if (k->arrays == UZ_COLL_ARRAYS_EVERYWHERE ||
         (k->arrays == UZ_COLL_ARRAYS_AT_ROOT && (comm->is_inter ? a->root == MPI_ROOT : comm->rank == a->root))) {

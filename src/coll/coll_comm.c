@@ -10,13 +10,6 @@
 #include "coll/coll_shm.h"
 #include "coll/sched.h"
 
-struct uz_coll_state *uz_coll_state_of(uz_comm *comm)
-{
-    if (UZ_UNLIKELY(!comm->coll) && uz_coll_comm_init(comm) != MPI_SUCCESS)
-        return NULL;
-    return comm->coll;
-}
-
 int uz_coll_next_tag(uz_comm *comm)
 {
     return (int)(comm->coll_seq++ & UZ_COLL_TAG_SEQ);

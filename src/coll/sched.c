@@ -25,6 +25,10 @@ struct uz_sched_chunk {
 
 /* ---------------------------------------------------------------- building */
 
+static void start_now(struct uz_sched *s, struct uz_step *st);
+static void message_now(struct uz_sched *s, enum uz_step_kind kind, const void *buf, MPI_Count count,
+                        uz_datatype *dt, int peer, int local);
+
 static struct uz_step *add(struct uz_sched *s, enum uz_step_kind kind)
 {
     if (s->nsteps == s->cap) {
@@ -55,6 +59,10 @@ void uz_sched_fence(struct uz_sched *s)
 static void add_msg(struct uz_sched *s, enum uz_step_kind kind, const void *buf, MPI_Count count,
                     uz_datatype *dt, int peer, int local)
 {
+    if (s->immediate) {
+        message_now(s, kind, buf, count, dt, peer, local || s->local_phase);
+        return;
+    }
     struct uz_step *st = add(s, kind);
     if (!st)
         return;
@@ -109,6 +117,11 @@ static void mark_read_next(struct uz_sched *s, const void *a, const void *b)
 
 void uz_sched_reduce(struct uz_sched *s, const void *in, void *inout, MPI_Count units)
 {
+    if (s->immediate) {
+        struct uz_step now = { .kind = UZ_STEP_REDUCE, .src = in, .buf = inout, .count = units };
+        start_now(s, &now);
+        return;
+    }
     mark_read_next(s, in, inout);
     struct uz_step *st = add(s, UZ_STEP_REDUCE);
     if (!st)
@@ -121,6 +134,12 @@ void uz_sched_reduce(struct uz_sched *s, const void *in, void *inout, MPI_Count 
 void uz_sched_copy(struct uz_sched *s, const void *src, MPI_Count scount, uz_datatype *sdt, void *dst,
                    MPI_Count dcount, uz_datatype *ddt)
 {
+    if (s->immediate) {
+        struct uz_step now = { .kind = UZ_STEP_COPY, .src = src, .scount = scount, .sdt = sdt, .buf = dst,
+                               .count = dcount, .dt = ddt };
+        start_now(s, &now);
+        return;
+    }
     struct uz_step *st = add(s, UZ_STEP_COPY);
     if (!st)
         return;
@@ -134,6 +153,11 @@ void uz_sched_copy(struct uz_sched *s, const void *src, MPI_Count scount, uz_dat
 
 void uz_sched_call(struct uz_sched *s, void (*fn)(struct uz_sched *, void *), void *arg)
 {
+    if (s->immediate) {
+        struct uz_step now = { .kind = UZ_STEP_CALL, .fn = fn, .buf = arg };
+        start_now(s, &now);
+        return;
+    }
     struct uz_step *st = add(s, UZ_STEP_CALL);
     if (!st)
         return;
@@ -195,13 +219,12 @@ void uz_sched_hold_op(struct uz_sched *s, uz_op *op)
 
 /* Forget the steps and scratch of the last use, keeping memory for the
  * next: one chunk as large as last time needed, up to SCRATCH_KEEP. */
-static void reset(struct uz_sched *s)
+static UZ_COLD void trim_scratch(struct uz_sched *s)
 {
     size_t total = 0;
-    int n = 0;
-    for (struct uz_sched_chunk *c = s->chunks; c; c = c->next, n++)
+    for (struct uz_sched_chunk *c = s->chunks; c; c = c->next)
         total += c->size;
-    if (n > 1 || total > SCRATCH_KEEP) {
+    {
         while (s->chunks) {
             struct uz_sched_chunk *c = s->chunks;
             s->chunks = c->next;
@@ -212,10 +235,18 @@ static void reset(struct uz_sched *s)
             s->chunks->next = NULL;
         }
     }
+}
+
+static void reset(struct uz_sched *s)
+{
+    struct uz_sched_chunk *c = s->chunks;
+    if (UZ_UNLIKELY(c && (c->next || c->size > SCRATCH_KEEP)))
+        trim_scratch(s);
     if (s->chunks)
         s->chunks->used = 0;
     s->nsteps = 0;
     s->next = s->oldest = 0;
+    s->immediate = s->begun = 0;
     s->err = s->build_err = 0;
     s->pending_fence = 0;
     s->local_phase = 0;
@@ -234,6 +265,7 @@ void uz_sched_fini(struct uz_sched *s)
     if (s->held_op)
         uz_op_release(s->held_op);
     free(s->held);
+    free(s->pending);
     free(s->steps);
     memset(s, 0, sizeof(*s));
 }
@@ -355,6 +387,111 @@ static void begin(struct uz_sched *s)
         s->tag = uz_coll_next_tag(s->comm);
     s->next = s->oldest = 0;
     s->err = 0;
+    s->begun = 1;
+}
+
+/* ----------------------------------------------------- immediate running */
+
+void uz_sched_immediate(struct uz_sched *s)
+{
+    s->immediate = 1;
+}
+
+/* Retire the messages in flight that are complete; 1 when none is left. */
+static int pending_settled(void *arg)
+{
+    struct uz_sched *s = arg;
+    int kept = 0;
+    for (int i = 0; i < s->npending; i++) {
+        uz_request *r = s->pending[i];
+        if (!uz_request_is_complete(r)) {
+            s->pending[kept++] = r;
+            continue;
+        }
+        if (r->status.MPI_ERROR && !s->err)
+            s->err = r->status.MPI_ERROR;
+        uz_request_release(r);
+    }
+    s->npending = kept;
+    return kept == 0;
+}
+
+static void settle(struct uz_sched *s)
+{
+    if (s->npending && !pending_settled(s))
+        uz_coll_wait(pending_settled, s, NULL);
+}
+
+/* Out of the common case: a fence to wait at, or no room to note one more
+ * message in flight.  0 when the step must not start (the schedule failed
+ * while being built: its buffers may be missing). */
+static UZ_COLD int prepare_slow(struct uz_sched *s)
+{
+    if (s->build_err)
+        return 0;
+    /* The tag is taken at the first step, not before building: a call
+     * that its builder refuses (a bad count found only at the root) takes
+     * no number, as when the whole list is built first. */
+    if (!s->begun)
+        begin(s);
+    if (s->pending_fence) {
+        s->pending_fence = 0;
+        settle(s);
+    }
+    if (s->npending == s->pending_cap) {
+        int cap = s->pending_cap ? 2 * s->pending_cap : 8;
+        uz_request **n = realloc(s->pending, sizeof(*n) * cap);
+        if (!n) {
+            s->build_err = uz_err_make(MPI_ERR_NO_MEM, "out of memory running a collective");
+            return 0;
+        }
+        s->pending = n;
+        s->pending_cap = cap;
+    }
+    return 1;
+}
+
+static inline int prepare_now(struct uz_sched *s)
+{
+    if (UZ_UNLIKELY(s->build_err || !s->begun || s->pending_fence || s->npending == s->pending_cap) &&
+        !prepare_slow(s))
+        return 0;
+    s->nsteps++;                /* uz_sched_fence asks whether any step came before */
+    return 1;
+}
+
+static void start_now(struct uz_sched *s, struct uz_step *st)
+{
+    if (!prepare_now(s))
+        return;
+    start_step(s, st);
+    if (st->req)
+        s->pending[s->npending++] = st->req;
+}
+
+/* A send or receive of an immediate schedule: what start_step does, without
+ * the step. */
+static void message_now(struct uz_sched *s, enum uz_step_kind kind, const void *buf, MPI_Count count,
+                        uz_datatype *dt, int peer, int local)
+{
+    if (!prepare_now(s))
+        return;
+    uz_comm *comm = s->comm;
+    int tag = s->tag;
+    if (UZ_UNLIKELY(local)) {
+        comm = s->comm->local_comm;
+        tag |= UZ_COLL_TAG_LOCAL_PHASE;
+    }
+    uz_request *req = NULL;
+    int err = kind == UZ_STEP_SEND
+        ? uz_pt2pt_send_quick(buf, count, dt, peer, tag, &comm->p2p_coll, UZ_SEND_STANDARD, &req)
+        : uz_pt2pt_recv_quick((void *)buf, count, dt, peer, tag, &comm->p2p_coll, &req);
+    if (UZ_UNLIKELY(err)) {
+        if (!s->err)
+            s->err = err;
+    } else if (req) {
+        s->pending[s->npending++] = req;
+    }
 }
 
 int uz_sched_blocking(uz_comm *comm, struct uz_sched **out)
@@ -371,6 +508,14 @@ int uz_sched_blocking(uz_comm *comm, struct uz_sched **out)
 
 int uz_sched_run(struct uz_sched *s)
 {
+    if (s->immediate) {
+        if (s->build_err)
+            return s->build_err;
+        if (!s->begun)
+            begin(s);               /* no step: the call still takes its number */
+        settle(s);
+        return s->err;
+    }
     if (s->build_err)
         return s->build_err;
     begin(s);
@@ -381,6 +526,8 @@ int uz_sched_run(struct uz_sched *s)
 
 int uz_sched_continue(struct uz_sched *s)
 {
+    if (s->immediate)
+        return uz_sched_run(s);
     if (s->build_err || s->err)
         return s->build_err ? s->build_err : s->err;
     if (!advance(s))

@@ -79,6 +79,12 @@ struct uz_sched {
      * group's communicator (the local phase of the operation).  Ranks and
      * sizes are the same in both, so intracommunicator builders serve. */
     int local_phase;
+    /* Immediate (uz_sched_immediate): each step starts as it is added,
+     * and only the messages still in flight are kept. */
+    int immediate;
+    int begun;                  /* immediate: the tag is taken (at the first step) */
+    uz_request **pending;
+    int npending, pending_cap;
     int refs;                   /* heap schedules: requests using it */
     int heap;                   /* allocated by uz_sched_new (freed at refs == 0) */
     struct uz_reducer red;      /* for REDUCE steps */
@@ -123,6 +129,16 @@ void uz_sched_hold_op(struct uz_sched *s, uz_op *op);
 int uz_sched_blocking(uz_comm *comm, struct uz_sched **out);
 int uz_sched_run(struct uz_sched *s);
 
+/* Run a blocking schedule as it is built: each step starts when added
+ * (a fence first waits for what is in flight), and uz_sched_run waits for
+ * the rest.  The steps start in the same order and wait at the same fences
+ * as when the whole list is built first, so peers cannot tell the two
+ * apart; what it saves is storing each step and walking the list again
+ * (a third of a tiny Bcast between two ranks).  One thing it cannot do is
+ * look ahead: a receive whose bytes a later reduction reads is started
+ * before that reduction is added, so it is not marked read_next. */
+void uz_sched_immediate(struct uz_sched *s);
+
 /* After uz_sched_run of a blocking schedule: run the steps added since,
  * on the same tag (the same operation's later messages, which a rank
  * learns of only from an earlier one). */
@@ -146,7 +162,14 @@ struct uz_coll_state {
     int shm_state;                  /* 0 not tried yet, 1 usable, -1 not for this communicator */
     struct uz_coll_shm *shm;        /* coll_shm.c */
 };
-struct uz_coll_state *uz_coll_state_of(uz_comm *comm);
+int uz_coll_comm_init(uz_comm *comm);
+/* The state, set up on first use; NULL when that ran out of memory. */
+static inline struct uz_coll_state *uz_coll_state_of(uz_comm *comm)
+{
+    if (UZ_UNLIKELY(!comm->coll) && uz_coll_comm_init(comm) != MPI_SUCCESS)
+        return NULL;
+    return comm->coll;
+}
 
 /* Tags on the collective context: bits 0-28 a sequence number; bit 29 set
  * for persistent operations, whose numbers count their init calls (so
