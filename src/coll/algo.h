@@ -313,7 +313,7 @@ static inline int uz_rvec_begin(struct uz_sched *s, struct uz_rvec *v, const voi
                                 MPI_Count count, uz_datatype *dt, uz_op *op, int rooted, int root)
 {
     v->n = 0;
-    int err = uz_reducer_init(&s->red, op, dt, 0);
+    int err = uz_sched_reducer(s, op, dt);
     if (UZ_UNLIKELY(err))
         return err;
     if (UZ_UNLIKELY(sendbuf == MPI_IN_PLACE) &&

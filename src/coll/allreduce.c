@@ -196,7 +196,7 @@ int uz_build_allreduce(struct uz_sched *s, const void *sendbuf, void *recvbuf, M
 static int build_allreduce_inter(struct uz_sched *s, const void *sendbuf, void *recvbuf, MPI_Count count,
                                  uz_datatype *dt, uz_op *op)
 {
-    int err = uz_reducer_init(&s->red, op, dt, 0);
+    int err = uz_sched_reducer(s, op, dt);
     if (!err)
         err = uz_coll_check_in_place(s->comm, sendbuf, 0, 0, "sendbuf");
     if (err || count == 0 || dt->size == 0)

@@ -638,12 +638,24 @@ static int swap_cards(struct uz_coll_shm *sh, const struct pull_card *mine, stru
     return every;
 }
 
-static int can_read_all(uz_comm *comm)
+static UZ_COLD int find_can_read_all(uz_comm *comm)
 {
     for (int r = 0; r < comm->size; r++)
         if (r != comm->rank && !uz_path_can_get(uz_group_world_rank(comm->local_group, r)))
-            return 0;
+            return -1;
     return 1;
+}
+
+/* Asked by every Gatherv/Scatterv: found once per communicator (a walk
+ * over the ranks was a sixth of a tiny Scatterv's own work). */
+static int can_read_all(uz_comm *comm)
+{
+    struct uz_coll_state *cs = uz_coll_state_of(comm);
+    if (!cs)
+        return find_can_read_all(comm) > 0;
+    if (UZ_UNLIKELY(!cs->readable))
+        cs->readable = find_can_read_all(comm);
+    return cs->readable > 0;
 }
 
 /* Read n bytes at `addr` in the memory of comm's rank r (this rank

@@ -160,7 +160,7 @@ static int build_reduce_inter(struct uz_sched *s, const void *sendbuf, void *rec
      * against a datatype they may leave as anything (mpi4py: MPI_BYTE). */
     if (root == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    int err = uz_reducer_init(&s->red, op, dt, 0);
+    int err = uz_sched_reducer(s, op, dt);
     if (!err)
         err = uz_coll_check_in_place(s->comm, sendbuf, 0, 0, "sendbuf");
     if (err || count == 0 || dt->size == 0)

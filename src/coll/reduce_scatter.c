@@ -199,7 +199,7 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, struct uz_varray c
         }
     }
     if (!err)
-        err = uz_reducer_init(&s->red, op, dt, 0);
+        err = uz_sched_reducer(s, op, dt);
     if (!err)
         err = comm->is_inter ? build_inter(s, sendbuf, recvbuf, c, dt, op) : build_intra(s, sendbuf, recvbuf, c, dt);
     return uz_coll_finish(s, mode, err, request);

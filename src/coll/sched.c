@@ -25,6 +25,7 @@ struct uz_sched_chunk {
 
 /* ---------------------------------------------------------------- building */
 
+static inline int prepare_now(struct uz_sched *s);
 static void start_now(struct uz_sched *s, struct uz_step *st);
 static void message_now(struct uz_sched *s, enum uz_step_kind kind, const void *buf, MPI_Count count,
                         uz_datatype *dt, int peer, int local);
@@ -118,8 +119,8 @@ static void mark_read_next(struct uz_sched *s, const void *a, const void *b)
 void uz_sched_reduce(struct uz_sched *s, const void *in, void *inout, MPI_Count units)
 {
     if (s->immediate) {
-        struct uz_step now = { .kind = UZ_STEP_REDUCE, .src = in, .buf = inout, .count = units };
-        start_now(s, &now);
+        if (prepare_now(s))
+            uz_reducer_apply(&s->red, in, inout, units);
         return;
     }
     mark_read_next(s, in, inout);
@@ -135,9 +136,8 @@ void uz_sched_copy(struct uz_sched *s, const void *src, MPI_Count scount, uz_dat
                    MPI_Count dcount, uz_datatype *ddt)
 {
     if (s->immediate) {
-        struct uz_step now = { .kind = UZ_STEP_COPY, .src = src, .scount = scount, .sdt = sdt, .buf = dst,
-                               .count = dcount, .dt = ddt };
-        start_now(s, &now);
+        if (prepare_now(s))
+            uz_coll_local_copy(src, scount, sdt, dst, dcount, ddt);
         return;
     }
     struct uz_step *st = add(s, UZ_STEP_COPY);
@@ -250,7 +250,7 @@ static void reset(struct uz_sched *s)
     s->err = s->build_err = 0;
     s->pending_fence = 0;
     s->local_phase = 0;
-    memset(&s->red, 0, sizeof(s->red));
+    /* s->red stays: uz_sched_reducer may reuse it. */
 }
 
 void uz_sched_fini(struct uz_sched *s)
@@ -429,11 +429,6 @@ static UZ_COLD int prepare_slow(struct uz_sched *s)
 {
     if (s->build_err)
         return 0;
-    /* The tag is taken at the first step, not before building: a call
-     * that its builder refuses (a bad count found only at the root) takes
-     * no number, as when the whole list is built first. */
-    if (!s->begun)
-        begin(s);
     if (s->pending_fence) {
         s->pending_fence = 0;
         settle(s);
@@ -453,8 +448,12 @@ static UZ_COLD int prepare_slow(struct uz_sched *s)
 
 static inline int prepare_now(struct uz_sched *s)
 {
-    if (UZ_UNLIKELY(s->build_err || !s->begun || s->pending_fence || s->npending == s->pending_cap) &&
-        !prepare_slow(s))
+    /* The tag is taken at the first step, not before building: a call
+     * that its builder refuses (a bad count found only at the root) takes
+     * no number, as when the whole list is built first. */
+    if (!s->begun && !s->build_err)
+        begin(s);
+    if (UZ_UNLIKELY(s->build_err || s->pending_fence || s->npending == s->pending_cap) && !prepare_slow(s))
         return 0;
     s->nsteps++;                /* uz_sched_fence asks whether any step came before */
     return 1;
