@@ -193,6 +193,14 @@ void uz_shm_prepare(uz_comm *comm, int want)
 /* More ranks on this host than it has processors.  Every rank must reach
  * the same decision, so this uses the host's processor count, not the
  * rank's own affinity. */
+/* An earlier call found that comm cannot have an area (the state stays):
+ * the algorithms that need one decline at once, without first asking the
+ * policy and looking at their arguments. */
+static inline int area_absent(const uz_comm *comm)
+{
+    return comm->coll && comm->coll->shm_state < 0;
+}
+
 int uz_coll_host_oversubscribed(void)
 {
     static int answer = -1;
@@ -260,6 +268,8 @@ int uz_shm_barrier(uz_comm *comm, int want)
 
 int uz_shm_bcast(void *buf, MPI_Count count, uz_datatype *dt, int root, uz_comm *comm, int want)
 {
+    if (area_absent(comm))
+        return UZ_SHM_DECLINED;
     size_t n = (size_t)(count * dt->size);
     struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_BCAST, comm, n);
     if (!uz_coll_shm_wanted(&sit, want) || n == 0)
@@ -335,6 +345,8 @@ enum { PARALLEL_MIN = 16384 };
 static int reduce_common(const void *sendbuf, void *recvbuf, MPI_Count count, uz_datatype *dt, uz_op *op, int root,
                          uz_comm *comm, int want)
 {
+    if (area_absent(comm))
+        return UZ_SHM_DECLINED;
     size_t n = (size_t)(count * dt->size);
     struct uz_coll_situation sit = uz_coll_situation(root < 0 ? UZ_COLL_OP_ALLREDUCE : UZ_COLL_OP_REDUCE, comm, n);
     if (!uz_coll_shm_wanted(&sit, want) || n == 0)
@@ -2069,6 +2081,8 @@ static int root_arrays_valid(const struct uz_shm_rooted *x, int p)
 
 int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm)
 {
+    if (area_absent(comm))
+        return UZ_SHM_DECLINED;     /* before walking the arrays: 165 of a tiny Scatterv root's instructions */
     int me = comm->rank, p = comm->size, at_root = me == x->root;
     int t = x->to_root ? uz_config.coll_gather : uz_config.coll_scatter;
     int shm = x->to_root ? GATHER_SHM : SCATTER_SHM;
