@@ -658,8 +658,8 @@ static UZ_COLD int find_can_read_all(uz_comm *comm)
     return 1;
 }
 
-/* Asked by every Gatherv/Scatterv: found once per communicator (a walk
- * over the ranks was a sixth of a tiny Scatterv's own work). */
+/* Asked by every Gatherv/Scatterv: found once per communicator rather than
+ * by a walk over the ranks on every call. */
 static int can_read_all(uz_comm *comm)
 {
     struct uz_coll_state *cs = uz_coll_state_of(comm);
