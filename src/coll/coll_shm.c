@@ -1669,6 +1669,7 @@ static int gatherv_messages(const struct uz_shm_rooted *x, uz_comm *comm, int *b
     }
     if ((err = uz_sched_blocking(comm, &s)))
         return err;
+    uz_sched_immediate(s);          /* messages only: each goes as it is added */
     if (me != x->root) {
         uz_sched_send(s, x->mine, x->mine_count, x->mine_dt, x->root);
     } else {
@@ -1859,6 +1860,7 @@ static int scatterv_messages(struct uz_coll_shm *sh, const struct uz_shm_rooted 
     int err = uz_sched_blocking(comm, &s);
     if (err)
         return err;
+    uz_sched_immediate(s);
     for (int i = 0; i < sh->p; i++) {
         struct sv_head h;
         const unsigned char *slot = slot_of(sh, &sh->lanes[0], k, i);
@@ -1881,6 +1883,7 @@ static int scatterv_all_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted 
     skip_ops(sh, &sh->lanes[0], 1);
     if ((err = uz_sched_blocking(comm, &s)))
         return err;
+    uz_sched_immediate(s);
     size_t total = 0;
     for (int i = 0; i < p; i++) {
         size_t b = root_len(x, i);
@@ -1914,6 +1917,7 @@ static int scatterv_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     int err = uz_sched_blocking(comm, &s);
     if (err)
         return err;
+    uz_sched_immediate(s);
     uz_sched_recv(s, buf, (MPI_Count)sizeof(buf), uz_byte_type(), x->root);
     if ((err = uz_sched_run(s)))
         return err;     /* the root's message did not come: it failed before the area */
