@@ -32,10 +32,8 @@ void uz_coll_hold(struct uz_sched *s, enum uz_coll_mode mode, uz_datatype *stype
 int uz_coll_finish(struct uz_sched *s, enum uz_coll_mode mode, int err, MPI_Request *request)
 {
     if (err) {
-        if (s->immediate && s->begun) {
-            s->build_err = 0;
+        if (s->immediate && s->begun)
             uz_sched_run(s);            /* what already went out completes */
-        }
         if (s->heap)
             uz_sched_free(s);
         return err;

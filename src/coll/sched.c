@@ -217,26 +217,26 @@ void uz_sched_hold_op(struct uz_sched *s, uz_op *op)
     s->held_op = op;
 }
 
-/* Forget the steps and scratch of the last use, keeping memory for the
- * next: one chunk as large as last time needed, up to SCRATCH_KEEP. */
+/* Scratch that grew past one chunk, or past SCRATCH_KEEP: freed, and one
+ * chunk as large as last time needed kept, up to SCRATCH_KEEP. */
 static UZ_COLD void trim_scratch(struct uz_sched *s)
 {
     size_t total = 0;
     for (struct uz_sched_chunk *c = s->chunks; c; c = c->next)
         total += c->size;
-    {
-        while (s->chunks) {
-            struct uz_sched_chunk *c = s->chunks;
-            s->chunks = c->next;
-            free(c);
-        }
-        if (total <= SCRATCH_KEEP && (s->chunks = malloc(sizeof(*s->chunks) + total))) {
-            s->chunks->size = total;
-            s->chunks->next = NULL;
-        }
+    while (s->chunks) {
+        struct uz_sched_chunk *c = s->chunks;
+        s->chunks = c->next;
+        free(c);
+    }
+    if (total <= SCRATCH_KEEP && (s->chunks = malloc(sizeof(*s->chunks) + total))) {
+        s->chunks->size = total;
+        s->chunks->next = NULL;
     }
 }
 
+/* Forget the steps and scratch of the last use, keeping memory for the
+ * next. */
 static void reset(struct uz_sched *s)
 {
     struct uz_sched_chunk *c = s->chunks;
@@ -508,12 +508,10 @@ int uz_sched_blocking(uz_comm *comm, struct uz_sched **out)
 int uz_sched_run(struct uz_sched *s)
 {
     if (s->immediate) {
-        if (s->build_err)
-            return s->build_err;
-        if (!s->begun)
+        if (!s->begun && !s->build_err)
             begin(s);               /* no step: the call still takes its number */
-        settle(s);
-        return s->err;
+        settle(s);                  /* what went out completes, even after a failure */
+        return s->build_err ? s->build_err : s->err;
     }
     if (s->build_err)
         return s->build_err;
