@@ -190,9 +190,6 @@ void uz_shm_prepare(uz_comm *comm, int want)
         shm_of(comm);
 }
 
-/* More ranks on this host than it has processors.  Every rank must reach
- * the same decision, so this uses the host's processor count, not the
- * rank's own affinity. */
 /* An earlier call found that comm cannot have an area (the state stays):
  * the algorithms that need one decline at once, without first asking the
  * policy and looking at their arguments. */
@@ -201,6 +198,9 @@ static inline int area_absent(const uz_comm *comm)
     return comm->coll && comm->coll->shm_state < 0;
 }
 
+/* More ranks on this host than it has processors.  Every rank must reach
+ * the same decision, so this uses the host's processor count, not the
+ * rank's own affinity. */
 int uz_coll_host_oversubscribed(void)
 {
     static int answer = -1;

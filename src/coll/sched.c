@@ -26,7 +26,6 @@ struct uz_sched_chunk {
 /* ---------------------------------------------------------------- building */
 
 static inline int prepare_now(struct uz_sched *s);
-static void start_now(struct uz_sched *s, struct uz_step *st);
 static void message_now(struct uz_sched *s, enum uz_step_kind kind, const void *buf, MPI_Count count,
                         uz_datatype *dt, int peer, int local);
 
@@ -154,8 +153,8 @@ void uz_sched_copy(struct uz_sched *s, const void *src, MPI_Count scount, uz_dat
 void uz_sched_call(struct uz_sched *s, void (*fn)(struct uz_sched *, void *), void *arg)
 {
     if (s->immediate) {
-        struct uz_step now = { .kind = UZ_STEP_CALL, .fn = fn, .buf = arg };
-        start_now(s, &now);
+        if (prepare_now(s))
+            fn(s, arg);
         return;
     }
     struct uz_step *st = add(s, UZ_STEP_CALL);
@@ -457,15 +456,6 @@ static inline int prepare_now(struct uz_sched *s)
         return 0;
     s->nsteps++;                /* uz_sched_fence asks whether any step came before */
     return 1;
-}
-
-static void start_now(struct uz_sched *s, struct uz_step *st)
-{
-    if (!prepare_now(s))
-        return;
-    start_step(s, st);
-    if (st->req)
-        s->pending[s->npending++] = st->req;
 }
 
 /* A send or receive of an immediate schedule: what start_step does, without
