@@ -255,10 +255,11 @@ const struct uz_param uz_params[] = {
       "Rooted collectives (bcast, reduce, gather, scatter) use shared memory when auto only with more ranks "
       "than cores and for messages above this size", NULL, FIELD(coll_shm_rooted_min), UZ_PARAM_TUNABLE },
     { "COLL_PULL_MIN", UZ_PARAM_SIZE, "16k",
-      "Alltoall and Allgather(v) blocks from this size (Allgatherv: the mean block; Gather and Scatter: see "
-      "their algorithms), between ranks of one host that can read each other's memory (cross-memory attach), "
-      "are pulled by each receiver straight from the sender's buffer: one copy instead of two through the "
-      "shared area; 0: never", NULL, FIELD(coll_pull_min), UZ_PARAM_TUNABLE },
+      "Alltoall and Allgather(v) blocks from this size (Allgatherv: the mean block; Reduce_scatter: the "
+      "block; Allreduce, with a core per rank: the vector over the ranks; Gather and Scatter: see their "
+      "algorithms), between ranks of one host that can read each other's memory (cross-memory attach), are "
+      "pulled by each receiver straight from the sender's buffer: one copy instead of two through the shared "
+      "area; 0: never", NULL, FIELD(coll_pull_min), UZ_PARAM_TUNABLE },
     { "COLL_SLEEP_MAX_US", UZ_PARAM_INT, "2000",
       "Longest a rank sleeps waiting in a collective's shared area before it looks again (a safety net: the "
       "rank it waits for rings its doorbell); 0: until rung, for tests, so that a missing ring hangs instead "

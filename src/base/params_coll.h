@@ -49,8 +49,9 @@
     X(REDUCE_SHM, "shm", UZ_COLL_SHM_HELP)
 
 #define UZ_COLL_ALLREDUCE_ALGORITHMS(X)                                                                    \
-    X(ALLREDUCE_AUTO, "auto", "shm up to COLL_SHM_MAX or with more ranks than cores; recursive_doubling; " \
-      "from COLL_ALLREDUCE_LONG reduce_bcast with 2 ranks, rabenseifner with more (commutative operations)") \
+    X(ALLREDUCE_AUTO, "auto", "shm up to COLL_SHM_MAX or with more ranks than cores, and with a core per rank " \
+      "from COLL_PULL_MIN per rank (vectors pulled); recursive_doubling; from COLL_ALLREDUCE_LONG "            \
+      "reduce_bcast with 2 ranks, rabenseifner with more (commutative operations)")                           \
     X(ALLREDUCE_RECURSIVE_DOUBLING, "recursive_doubling", "log2 p exchanges of the whole vector")          \
     X(ALLREDUCE_RABENSEIFNER, "rabenseifner",                                                              \
       "recursive-halving reduce-scatter, recursive-doubling allgather; commutative operations")            \
