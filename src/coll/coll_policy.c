@@ -132,6 +132,16 @@ static int scan_wanted(const struct uz_coll_situation *s, int want)
            (s->p <= 4 || s->bytes * (size_t)s->p <= SCAN_SHM_WORK);
 }
 
+/* Between two ranks with a core each, Scatter(v) blocks from this size go
+ * by linear's rendezvous, whose root copies half of the message while the
+ * receiver copies the rest (shm_bulk.c), where with the pull the root is
+ * idle once its own block is copied: 2026-11-27 (after the measurements
+ * above), np 2, five runs each: 128 KiB 9.8-10.8 us against 10.7-11.9, 1
+ * MiB 66-68 against 80-81, 4 MiB 261-288 against 338-358 (scatterv
+ * alike), level with bench/coll_ceiling scatter's "halves" plan (281 at 4
+ * MiB).  Below it the pull stays (16 KiB 3.2-3.7 against 2.6-8.3). */
+enum { SCATTER_PAIR_LINEAR_MIN = 128 << 10 };
+
 /* Gather(v) and Scatter(v) within one host (issue 27), by block size (for
  * the v forms each block's, see uz_coll_shm_rooted_v()):
  *  - one copy by cross-memory attach between the root's buffer and each
@@ -168,6 +178,8 @@ int uz_coll_shm_rooted(const struct uz_coll_situation *s)
     if (t != UZ_ALG_AUTO || uz_config.coll_shm_max == 0)
         return UZ_ALG_AUTO;
     size_t direct_min = s->oversubscribed ? uz_config.coll_shm_max + 1 : uz_config.coll_pull_min;
+    if (!gather && !s->oversubscribed && s->p == 2 && s->bytes >= SCATTER_PAIR_LINEAR_MIN)
+        return UZ_ALG_AUTO;
     if (uz_config.coll_pull_min > 0 && s->bytes >= uz_config.coll_pull_min && s->bytes >= direct_min &&
         (s->oversubscribed || !gather))
         return direct;
@@ -212,14 +224,14 @@ int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed, int direct_ok)
  * above).  Only when auto: a named algorithm takes every block. */
 enum { GATHERV_EAGER_MAX = 4096, SCATTERV_EAGER_MAX = 512 };
 
-int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes, int oversubscribed)
+int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes, int oversubscribed, int p)
 {
     int gather = op == UZ_COLL_OP_GATHER;
     int t = gather ? uz_config.coll_gather : uz_config.coll_scatter;
     if (t != UZ_ALG_AUTO)
         return 0;
     if (!oversubscribed)
-        return bytes < uz_config.coll_pull_min;
+        return bytes < uz_config.coll_pull_min || (!gather && p == 2 && bytes >= SCATTER_PAIR_LINEAR_MIN);
     return bytes <= (gather ? GATHERV_EAGER_MAX : SCATTERV_EAGER_MAX);
 }
 

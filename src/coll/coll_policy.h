@@ -67,7 +67,7 @@ int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed, int direct_ok);
 /* Gatherv and Scatterv through shared memory: does a block of `bytes`
  * travel as an ordinary message instead (the linear algorithm's way)?  The root asks it of each rank's block, the rank of its own: both
  * know the same size (the type signatures match), so both answer alike. */
-int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes, int oversubscribed);
+int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes, int oversubscribed, int p);
 
 /* Allgather and Alltoall: are the blocks pulled from the other ranks'
  * memory (before the area's copy is considered)? */

@@ -1444,7 +1444,7 @@ static int direct_block(uz_comm *comm, const struct uz_shm_rooted *x, uint64_t a
  * (they are done with its memory, or it learns who sent too much) and
  * returns the first failure.  `tiny_away`: ranks whose blocks went as
  * messages (rooted_tiny()) take no part. */
-static int rooted_tiny(const struct uz_shm_rooted *x, int r);
+static int rooted_tiny(const struct uz_shm_rooted *x, int r, int p);
 static int arrive_for(struct uz_coll_shm *sh, struct lane *L, uint64_t k, int n);
 
 static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, int status, int tiny_away)
@@ -1461,7 +1461,7 @@ static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, in
     }
     int absent = 0;
     for (int r = 0; r < sh->p && tiny_away; r++)
-        absent += r != sh->me && rooted_tiny(x, r);
+        absent += r != sh->me && rooted_tiny(x, r, sh->p);
     if (arrive_for(sh, L, k, 1 + absent))
         release(sh, L, k);
     else
@@ -1470,7 +1470,7 @@ static int rooted_done(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, in
         all_arrived(L, k);
     int err = MPI_SUCCESS;
     for (int r = 0; r < sh->p && !err; r++) {
-        if (r == sh->me || (tiny_away && rooted_tiny(x, r)))
+        if (r == sh->me || (tiny_away && rooted_tiny(x, r, sh->p)))
             continue;
         memcpy(&st, slot_of(sh, L, k, r), sizeof(st));
         if (st == DONE_TRUNCATED && x->to_root)
@@ -1698,14 +1698,14 @@ static int gv_mode(struct uz_coll_shm *sh, uz_comm *comm, size_t have)
  * do. */
 enum { SV_MSG_HEAD = 32 };
 
-static int v_eager(enum uz_coll_op op, size_t bytes)
+static int v_eager(enum uz_coll_op op, size_t bytes, int p)
 {
-    return uz_coll_shm_v_eager(op, bytes, uz_coll_host_oversubscribed());
+    return uz_coll_shm_v_eager(op, bytes, uz_coll_host_oversubscribed(), p);
 }
 
-static int rooted_tiny(const struct uz_shm_rooted *x, int r)
+static int rooted_tiny(const struct uz_shm_rooted *x, int r, int p)
 {
-    return x->counts && v_eager(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER, root_len(x, r));
+    return x->counts && v_eager(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER, root_len(x, r), p);
 }
 
 /* Arrive at k for n ranks (this one and those absent). */
@@ -1745,20 +1745,20 @@ static int gatherv_messages(const struct uz_shm_rooted *x, uz_comm *comm, int *b
     int me = comm->rank, p = comm->size, any = 0, err;
     struct uz_sched *s = NULL;
     *big = 0;
-    if (!v_eager(UZ_COLL_OP_GATHER, 0)) {
+    if (!v_eager(UZ_COLL_OP_GATHER, 0, comm->size)) {
         *big = me == x->root ? p - 1 : 1;
         return MPI_SUCCESS;         /* a named algorithm: no messages, no tag */
     }
     if (me != x->root) {
         size_t have = (size_t)(x->mine_count * x->mine_dt->size);
-        *big = !v_eager(UZ_COLL_OP_GATHER, have);
+        *big = !v_eager(UZ_COLL_OP_GATHER, have, comm->size);
         any = !*big && have > 0;
     } else {
         for (int i = 0; i < p; i++) {
             size_t b = root_len(x, i);
             if (i == me)
                 continue;
-            if (!v_eager(UZ_COLL_OP_GATHER, b))
+            if (!v_eager(UZ_COLL_OP_GATHER, b, comm->size))
                 (*big)++;
             else if (b > 0)
                 any = 1;
@@ -1776,7 +1776,7 @@ static int gatherv_messages(const struct uz_shm_rooted *x, uz_comm *comm, int *b
     } else {
         for (int i = 0; i < p; i++) {
             size_t b = root_len(x, i);
-            if (i != me && b > 0 && v_eager(UZ_COLL_OP_GATHER, b))
+            if (i != me && b > 0 && v_eager(UZ_COLL_OP_GATHER, b, comm->size))
                 uz_sched_recv(s, root_block(x, i), root_count(x, i), x->all_dt, i);
         }
     }
@@ -1791,11 +1791,11 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     /* Senders send before anything else, so the root may find their
      * messages there; the root takes its own after the area's blocks. */
     int msg_err = me != root ? gatherv_messages(x, comm, &big) : MPI_SUCCESS;
-    if (me == root && !v_eager(UZ_COLL_OP_GATHER, 0))
+    if (me == root && !v_eager(UZ_COLL_OP_GATHER, 0, sh->p))
         big = 1;
     else if (me == root)
         for (int i = 0; i < p; i++)
-            big += i != me && !v_eager(UZ_COLL_OP_GATHER, root_len(x, i));
+            big += i != me && !v_eager(UZ_COLL_OP_GATHER, root_len(x, i), sh->p);
     if (!big) {
         /* This rank's block is tiny (or, at the root, every other's): the
          * call's one large-lane and two small-lane operations, skipped. */
@@ -1808,7 +1808,7 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     }
     int absent = 0;
     for (int i = 0; i < p && me == root; i++)
-        absent += i != me && rooted_tiny(x, i);
+        absent += i != me && rooted_tiny(x, i, sh->p);
     uint64_t kl = op_begin(sh, L), k = op_begin(sh, S);
     if (me != root) {
         size_t have = (size_t)(x->mine_count * x->mine_dt->size);
@@ -1863,7 +1863,7 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
         all_arrived(S, k2);
     int any_push = 0;
     for (int i = 0; i < p; i++) {
-        if (i == me || rooted_tiny(x, i))
+        if (i == me || rooted_tiny(x, i, sh->p))
             continue;               /* its block comes by message */
         struct gv_card c;
         const unsigned char *slot = slot_of(sh, S, k, i);
@@ -1884,7 +1884,7 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     for (int r = 0; r < p && any_push; r++) {
         int32_t st;
         memcpy(&st, slot_of(sh, S, k2, r), sizeof(st));
-        if (r != me && !rooted_tiny(x, r) && st == DONE_FAILED && !err)
+        if (r != me && !rooted_tiny(x, r, sh->p) && st == DONE_FAILED && !err)
             err = uz_err_make(MPI_ERR_OTHER, "MPI_Gatherv: rank %d could not write its block", r);
     }
     op_end(sh, L, kl);
@@ -2002,8 +2002,10 @@ static int scatterv_all_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted 
         sv_send_rest(s, x, i, (size_t)h.len);
         m += sizeof(h) + n;
     }
-    err = uz_sched_run(s);
+    /* The sends have started (an immediate schedule): our own block is
+     * copied while the others take theirs, as linear's root does. */
     root_own_block(x, me);
+    err = uz_sched_run(s);
     uz_coll_chose(UZ_COLL_OP_SCATTER, SCATTER_LINEAR);
     return err;
 }
@@ -2049,17 +2051,17 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
     struct lane *S = &sh->lanes[0], *L = &sh->lanes[1];
     struct sv_head h;
     unsigned char *stage = NULL;
-    int auto_v = v_eager(UZ_COLL_OP_SCATTER, 0);
+    int auto_v = v_eager(UZ_COLL_OP_SCATTER, 0, sh->p);
     if (me != root && auto_v) {
         size_t have = (size_t)(x->mine_count * x->mine_dt->size);
-        if (v_eager(UZ_COLL_OP_SCATTER, have))
+        if (v_eager(UZ_COLL_OP_SCATTER, have, sh->p))
             return scatterv_tiny(sh, x, comm, have);
         uz_coll_next_tag(comm);
     }
     if (me == root && auto_v) {
         int all_tiny = 1;
         for (int i = 0; i < p && all_tiny; i++)
-            all_tiny = i == me || rooted_tiny(x, i);
+            all_tiny = i == me || rooted_tiny(x, i, sh->p);
         if (all_tiny)
             return scatterv_all_tiny(sh, x, comm);
     }
@@ -2073,7 +2075,7 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
         int shown = 0, tiny = 0;
         for (int i = 0; i < p; i++) {
             size_t b = root_len(x, i);
-            if (i != me && auto_v && v_eager(UZ_COLL_OP_SCATTER, b)) {
+            if (i != me && auto_v && v_eager(UZ_COLL_OP_SCATTER, b, sh->p)) {
                 h = (struct sv_head){ .len = b, .mode = SV_MSG };
                 memcpy(slot_of(sh, S, k, i), &h, sizeof(h));
                 tiny = 1;
