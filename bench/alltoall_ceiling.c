@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ceiling.h"
+
 enum { REPS = 5, MAXP = 64 };
 
 struct shared {
@@ -44,30 +46,13 @@ struct shared {
 
 static double now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
+    return ceiling_now();
 }
 
-/* All n meet for the gen-th time.  Waiters yield the processor for up to
- * 200 us, then sleep on a futex that the last to arrive rings (as Uzura's
- * waits do): sleeping at once costs a wake-up per call, and a waiter that
- * only yielded kept taking time slices from processes still copying. */
+/* All n meet for the gen-th time. */
 static void meet(struct shared *sh, int n, long gen)
 {
-    unsigned target = (unsigned)(gen * n);
-    unsigned v = atomic_fetch_add_explicit(&sh->arrived, 1, memory_order_acq_rel) + 1;
-    if (v == target) {
-        syscall(SYS_futex, (unsigned *)&sh->arrived, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-        return;
-    }
-    double until = now() + 200e-6;
-    while ((v = atomic_load_explicit(&sh->arrived, memory_order_acquire)) < target) {
-        if (now() < until)
-            sched_yield();
-        else
-            syscall(SYS_futex, (unsigned *)&sh->arrived, FUTEX_WAIT, v, NULL, NULL, 0);
-    }
+    ceiling_meet(&sh->arrived, (unsigned)(gen * n));
 }
 
 int main(int argc, char **argv)

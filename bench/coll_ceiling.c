@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ceiling.h"
+
 enum { REPS = 5, MAXP = 64, MAXPLANS = 3 };
 enum { CHUNK = 256 << 10 };
 
@@ -60,28 +62,13 @@ static long gen;
 
 static double now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
+    return ceiling_now();
 }
 
-/* All n meet.  Waiters yield for up to 200 us, then sleep on a futex the
- * last to arrive rings (bench/alltoall_ceiling.c explains why both). */
+/* All n meet (waits yield, then sleep: ceiling.h). */
 static void meet(void)
 {
-    unsigned target = (unsigned)(++gen * n);
-    unsigned v = atomic_fetch_add_explicit(&sh->arrived, 1, memory_order_acq_rel) + 1;
-    if (v == target) {
-        syscall(SYS_futex, (unsigned *)&sh->arrived, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-        return;
-    }
-    double until = now() + 200e-6;
-    while ((v = atomic_load_explicit(&sh->arrived, memory_order_acquire)) < target) {
-        if (now() < until)
-            sched_yield();
-        else
-            syscall(SYS_futex, (unsigned *)&sh->arrived, FUTEX_WAIT, v, NULL, NULL, 0);
-    }
+    ceiling_meet(&sh->arrived, (unsigned)(++gen * n));
 }
 
 static void die(const char *what)

@@ -240,11 +240,12 @@ int uz_coll_shm_pull(const struct uz_coll_situation *s, int want)
     /* Allgatherv too (s->bytes: the mean block); Alltoallv decides by
      * its own cards (coll_shm.c). */
     size_t block = s->bytes;
-    /* Allreduce pulls only with a core per rank: with ranks sharing cores
-     * the area's two copies in user space measured faster (np 4 256 KiB 75
-     * us against 113, 2 MiB 690 against 760-800), each rank's reads being
-     * system calls made while the rank it reads from may be descheduled. */
-    if (s->op == UZ_COLL_OP_ALLREDUCE && s->oversubscribed)
+    /* Allreduce pulls, when auto, only with a core per rank: with ranks
+     * sharing cores the area's two copies in user space measured faster
+     * (np 4 256 KiB 75 us against 113, 2 MiB 690 against 760-800), each
+     * rank's reads being system calls made while the rank it reads from
+     * may be descheduled.  Named (shm), it pulls there too. */
+    if (s->op == UZ_COLL_OP_ALLREDUCE && s->oversubscribed && want <= 0)
         return 0;
     if (s->op == UZ_COLL_OP_REDUCE_SCATTER || s->op == UZ_COLL_OP_ALLREDUCE)
         block = s->bytes / (size_t)s->p;    /* s->bytes: the whole vector */

@@ -11,6 +11,8 @@
  * exactly what this rank must read when pulled, nothing when not.
  *
  *   coll_allreduce_pull pull   cross-memory attach works: large vectors pulled
+ *                              with a core per rank, or at any rank count
+ *                              under UZURA_COLL_ALLREDUCE=shm
  *   coll_allreduce_pull none   it is off (UZURA_SHM_CMA=off): nothing pulled
  *
  * Cases: vectors whose slice is below the pull size (16 KiB), at it, over
@@ -25,6 +27,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "uztest.h"
 
@@ -32,6 +35,8 @@ enum { PULL_MIN = 16384, WHOLE_MAX = 1 << 20 };
 enum kind { DOUBLES, INTS, AFFINE };
 
 static int rank, size, expect_pull;
+static int shared_cores;           /* more ranks than CPUs (one host): auto does not pull */
+static int named;                  /* UZURA_COLL_ALLREDUCE=shm: pulls anyway */
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle pulled;
 
@@ -154,7 +159,7 @@ static void one(const char *what, enum kind k, long count, int in_place, int str
     CHECK_MPI(MPI_Allreduce(in_place ? MPI_IN_PLACE : send, recv, (int)count, t, op, MPI_COMM_WORLD));
     unsigned long long got = uzt_pvar(session, pulled) - was;
     size_t n = (size_t)count * esz;
-    int pull = expect_pull && !strided && k != AFFINE && n / (size_t)size >= PULL_MIN;
+    int pull = expect_pull && (named || !shared_cores) && !strided && k != AFFINE && n / (size_t)size >= PULL_MIN;
     unsigned long long expect = 0;
     if (pull)
         expect = size == 2 && k != AFFINE && !in_place && n < WHOLE_MAX ? n : pulled_bytes(count, esz);
@@ -211,11 +216,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    CHECK_EQ(MPI_T_pvar_session_create(&session), MPI_SUCCESS);
-    int idx = -1, count = 0;
-    CHECK_EQ(MPI_T_pvar_get_index("coll_bytes_pulled", MPI_T_PVAR_CLASS_COUNTER, &idx), MPI_SUCCESS);
-    CHECK_EQ(MPI_T_pvar_handle_alloc(session, idx, NULL, &pulled, &count), MPI_SUCCESS);
-    CHECK_EQ(MPI_T_pvar_start(session, pulled), MPI_SUCCESS);
+    const char *alg = getenv("UZURA_COLL_ALLREDUCE");
+    named = alg && !strcmp(alg, "shm");
+    shared_cores = size > sysconf(_SC_NPROCESSORS_ONLN);
+    pulled = uzt_pvar_counter("coll_bytes_pulled", &session);
 
     /* Elements per rank's slice around the pull size, then vectors of
      * several pieces, one not a multiple of the rank count, one from 1 MiB. */
@@ -234,8 +238,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 20; i++)
         one("MPI_SUM on doubles, repeated", DOUBLES, 40000, i & 1, 0, seq++);
 
-    CHECK_EQ(MPI_T_pvar_handle_free(session, &pulled), MPI_SUCCESS);
-    CHECK_EQ(MPI_T_pvar_session_free(&session), MPI_SUCCESS);
+    uzt_pvar_close(&session, &pulled);
     int rc = uzt_finish("coll_allreduce_pull");
     MPI_T_finalize();
     return rc;

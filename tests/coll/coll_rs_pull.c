@@ -155,11 +155,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    CHECK_EQ(MPI_T_pvar_session_create(&session), MPI_SUCCESS);
-    int idx = -1, count = 0;
-    CHECK_EQ(MPI_T_pvar_get_index("coll_bytes_pulled", MPI_T_PVAR_CLASS_COUNTER, &idx), MPI_SUCCESS);
-    CHECK_EQ(MPI_T_pvar_handle_alloc(session, idx, NULL, &pulled, &count), MPI_SUCCESS);
-    CHECK_EQ(MPI_T_pvar_start(session, pulled), MPI_SUCCESS);
+    pulled = uzt_pvar_counter("coll_bytes_pulled", &session);
 
     long *counts = malloc(sizeof(long) * (size_t)size);
     /* Equal blocks in doubles: 8 KiB (area), 24 KiB (one piece), 400 KiB
@@ -187,8 +183,7 @@ int main(int argc, char **argv)
     one("Reduce_scatter, irregular, in place", counts, 0, 0, 1, 0, 0, seq++);
     free(counts);
 
-    CHECK_EQ(MPI_T_pvar_handle_free(session, &pulled), MPI_SUCCESS);
-    CHECK_EQ(MPI_T_pvar_session_free(&session), MPI_SUCCESS);
+    uzt_pvar_close(&session, &pulled);
     int rc = uzt_finish("coll_rs_pull");
     MPI_T_finalize();
     return rc;

@@ -52,6 +52,26 @@ static inline unsigned long long uzt_pvar(MPI_T_pvar_session session, MPI_T_pvar
     return v;
 }
 
+/* A new session and in it a started handle on the counter performance
+ * variable `name` (bound to no object): read it with uzt_pvar, end with
+ * uzt_pvar_close. */
+static inline MPI_T_pvar_handle uzt_pvar_counter(const char *name, MPI_T_pvar_session *session)
+{
+    MPI_T_pvar_handle h = MPI_T_PVAR_HANDLE_NULL;
+    int idx = -1, count = 0;
+    CHECK_EQ(MPI_T_pvar_session_create(session), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_handle_alloc(*session, idx, NULL, &h, &count), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_start(*session, h), MPI_SUCCESS);
+    return h;
+}
+
+static inline void uzt_pvar_close(MPI_T_pvar_session *session, MPI_T_pvar_handle *h)
+{
+    CHECK_EQ(MPI_T_pvar_handle_free(*session, h), MPI_SUCCESS);
+    CHECK_EQ(MPI_T_pvar_session_free(session), MPI_SUCCESS);
+}
+
 /* The error class of a call that must fail (the communicator must have
  * MPI_ERRORS_RETURN). */
 static inline int uzt_class(int rc)
