@@ -71,7 +71,7 @@
     X(GATHER_PUSH, "push", "on one host, every rank writes its block into the root's buffer")
 
 #define UZ_COLL_SCATTER_ALGORITHMS(X)                                                                           \
-    X(SCATTER_AUTO, "auto", "pull from COLL_PULL_MIN (below 128 KiB with two ranks each with a core), "       \
+    X(SCATTER_AUTO, "auto", "pull from COLL_PULL_MIN (below 256 KiB with two ranks each with a core), "       \
       "with more ranks than cores above COLL_SHM_MAX; "                                                        \
       "shm above COLL_SHM_ROOTED_MIN with more ranks than cores; Scatterv blocks below those as messages "    \
       "(with more ranks than cores up to 512 B); "                                                             \

@@ -136,11 +136,14 @@ static int scan_wanted(const struct uz_coll_situation *s, int want)
  * by linear's rendezvous, whose root copies half of the message while the
  * receiver copies the rest (shm_bulk.c), where with the pull the root is
  * idle once its own block is copied: 2026-11-27 (after the measurements
- * above), np 2, five runs each: 128 KiB 9.8-10.8 us against 10.7-11.9, 1
- * MiB 66-68 against 80-81, 4 MiB 261-288 against 338-358 (scatterv
- * alike), level with bench/coll_ceiling scatter's "halves" plan (281 at 4
- * MiB).  Below it the pull stays (16 KiB 3.2-3.7 against 2.6-8.3). */
-enum { SCATTER_PAIR_LINEAR_MIN = 128 << 10 };
+ * above), np 2, five runs each: 128 KiB 9.8-10.8 us against 10.7-11.9
+ * (too close to move it there), 1 MiB 66-68 against 80-81, 4 MiB 261-288
+ * against 338-358 (scatterv alike), level with bench/coll_ceiling
+ * scatter's "halves" plan (281 at 4 MiB).  Below it the pull stays (16
+ * KiB 3.2-3.7 against 2.6-8.3).  A Scatterv block's two sides must agree
+ * on which side of it they are (an erroneous program whose counts differ
+ * across it hangs, as across the v forms' other limits). */
+enum { SCATTER_PAIR_LINEAR_MIN = 256 << 10 };
 
 /* Gather(v) and Scatter(v) within one host (issue 27), by block size (for
  * the v forms each block's, see uz_coll_shm_rooted_v()):

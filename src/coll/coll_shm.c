@@ -235,7 +235,7 @@ void uz_coll_shm_describe(char *buf, size_t len)
                  "allgather, alltoall up to %zu bytes (UZURA_COLL_SHM_MAX), reduce_scatter at any size; "
                  "allgather, alltoall, reduce_scatter, scatter and scatterv blocks and allreduce vectors from "
                  "%zu bytes a rank (UZURA_COLL_PULL_MIN) read once by each rank from the others' buffers (the "
-                 "root's for scatter; with two ranks, scatter(v) blocks from 128 KiB by message passing); bcast, "
+                 "root's for scatter; with two ranks, scatter(v) blocks from 256 KiB by message passing); bcast, "
                  "reduce, gather(v) and smaller scatter(v) blocks by message passing, because every rank has a "
                  "processor (%d ranks, %ld processors)", uz_config.coll_shm_max,
                  uz_config.coll_pull_min, uz_rt.local_size, cpus);
