@@ -19,19 +19,14 @@
  * the core (MPI ranks sharing cores must do the same).
  */
 #define _GNU_SOURCE
-#include <limits.h>
-#include <linux/futex.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ceiling.h"
@@ -43,11 +38,6 @@ struct shared {
     pid_t pid[MAXP];
     void *src_addr[MAXP];           /* each process's private send buffer */
 };
-
-static double now(void)
-{
-    return ceiling_now();
-}
 
 /* All n meet for the gen-th time. */
 static void meet(struct shared *sh, int n, long gen)
@@ -96,7 +86,7 @@ int main(int argc, char **argv)
                 long it = (long)(1e9 / ((double)b * n * n));
                 it = it < 4 ? 4 : it > 20000 ? 20000 : it;
                 meet(sh, n, ++gen);
-                double t0 = now();
+                double t0 = ceiling_now();
                 for (long k = 0; k < it; k++) {
                     for (int j = 1; j < n; j++) {
                         int r = (me + j) % n;   /* each starts at a different sender */
@@ -115,7 +105,7 @@ int main(int argc, char **argv)
                     memcpy(dst + (size_t)me * b, src + (size_t)me * b, b);
                     meet(sh, n, ++gen);
                 }
-                double us = (now() - t0) / (double)it * 1e6;
+                double us = (ceiling_now() - t0) / (double)it * 1e6;
                 best[mode] = us < best[mode] ? us : best[mode];
             }
         }

@@ -27,19 +27,14 @@
  * others yields, then sleeps on a futex, so processes sharing a core get it.
  */
 #define _GNU_SOURCE
-#include <limits.h>
-#include <linux/futex.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ceiling.h"
@@ -59,11 +54,6 @@ static int me, n;
 static char *sbuf, *rbuf;
 static double *scratch;             /* one chunk of pulled doubles */
 static long gen;
-
-static double now(void)
-{
-    return ceiling_now();
-}
 
 /* All n meet (waits yield, then sleep: ceiling.h). */
 static void meet(void)
@@ -451,12 +441,12 @@ int main(int argc, char **argv)
                 if (!strcmp(op->name, "bcast") && me != 0)
                     memset(sbuf, 0, bb);
                 meet();
-                double t0 = now();
+                double t0 = ceiling_now();
                 for (long k = 0; k < it; k++) {
                     op->plans[p].run(bb);
                     meet();
                 }
-                double us = (now() - t0) / (double)it * 1e6;
+                double us = (ceiling_now() - t0) / (double)it * 1e6;
                 best[p] = us < best[p] ? us : best[p];
                 if (!result_right(op->name, bb)) {
                     fprintf(stderr, "coll_ceiling: %s plan %s left a wrong result at process %d\n",

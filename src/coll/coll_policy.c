@@ -145,6 +145,11 @@ static int scan_wanted(const struct uz_coll_situation *s, int want)
  * across it hangs, as across the v forms' other limits). */
 enum { SCATTER_PAIR_LINEAR_MIN = 256 << 10 };
 
+static inline int scatter_pair_by_rendezvous(int gather, int p, size_t bytes, int oversubscribed)
+{
+    return !gather && !oversubscribed && p == 2 && bytes >= SCATTER_PAIR_LINEAR_MIN;
+}
+
 /* Gather(v) and Scatter(v) within one host (issue 27), by block size (for
  * the v forms each block's, see uz_coll_shm_rooted_v()):
  *  - one copy by cross-memory attach between the root's buffer and each
@@ -181,7 +186,7 @@ int uz_coll_shm_rooted(const struct uz_coll_situation *s)
     if (t != UZ_ALG_AUTO || uz_config.coll_shm_max == 0)
         return UZ_ALG_AUTO;
     size_t direct_min = s->oversubscribed ? uz_config.coll_shm_max + 1 : uz_config.coll_pull_min;
-    if (!gather && !s->oversubscribed && s->p == 2 && s->bytes >= SCATTER_PAIR_LINEAR_MIN)
+    if (scatter_pair_by_rendezvous(gather, s->p, s->bytes, s->oversubscribed))
         return UZ_ALG_AUTO;
     if (uz_config.coll_pull_min > 0 && s->bytes >= uz_config.coll_pull_min && s->bytes >= direct_min &&
         (s->oversubscribed || !gather))
@@ -234,7 +239,7 @@ int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes, int oversubscribed, in
     if (t != UZ_ALG_AUTO)
         return 0;
     if (!oversubscribed)
-        return bytes < uz_config.coll_pull_min || (!gather && p == 2 && bytes >= SCATTER_PAIR_LINEAR_MIN);
+        return bytes < uz_config.coll_pull_min || scatter_pair_by_rendezvous(gather, p, bytes, 0);
     return bytes <= (gather ? GATHERV_EAGER_MAX : SCATTERV_EAGER_MAX);
 }
 

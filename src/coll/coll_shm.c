@@ -837,22 +837,11 @@ static int allgather_pull(struct uz_coll_shm *sh, const void *sendbuf, MPI_Count
     return err;
 }
 
-/* Pieces a Reduce_scatter pull reads and combines at a time: the piece
- * being built and the one combined into it stay in the core's cache
- * between the read and the reduction. */
+/* Pieces a combining pull (Reduce_scatter, Allreduce) reads and combines
+ * at a time: the piece being built and the one combined into it stay in
+ * the core's cache between the read and the reduction. */
 enum { RS_PULL_PIECE = 262144 };
 
-/* Reduce_scatter with every rank reading the others' parts of its own
- * block straight from their send buffers and combining them, piece by
- * piece, into its receive buffer: each input byte is copied once (the
- * area copies every rank's whole vector in, then reads it again to
- * combine), and no rank waits for another between pieces, only to learn
- * the addresses and before leaving (the others may still be reading).
- * The combination keeps the area's rank order, a0 op (a1 op (... a_{p-1})),
- * so results agree bit for bit with the other algorithms.  Needs
- * contiguous buffers and not MPI_IN_PLACE (others would read the input
- * this rank overwrites); otherwise, or when some rank cannot read
- * another, every rank declines together. */
 /* out[0, len) = a_0 op (a_1 op (... a_{p-1})) over bytes [at, at + len) of
  * every rank's input (cards[i].addr), read a piece at a time so that the
  * piece being built and the one combined into it stay in the cache; `own`
@@ -888,6 +877,17 @@ static int combine_pulled(uz_comm *comm, const char *fn, const struct pull_card 
     return err;
 }
 
+/* Reduce_scatter with every rank reading the others' parts of its own
+ * block straight from their send buffers and combining them, piece by
+ * piece, into its receive buffer: each input byte is copied once (the
+ * area copies every rank's whole vector in, then reads it again to
+ * combine), and no rank waits for another between pieces, only to learn
+ * the addresses and before leaving (the others may still be reading).
+ * The combination keeps the area's rank order, a0 op (a1 op (... a_{p-1})),
+ * so results agree bit for bit with the other algorithms.  Needs
+ * contiguous buffers and not MPI_IN_PLACE (others would read the input
+ * this rank overwrites); otherwise, or when some rank cannot read
+ * another, every rank declines together. */
 static int reduce_scatter_pull(struct uz_coll_shm *sh, const void *sendbuf, void *recvbuf, const MPI_Count *counts,
                                MPI_Count total, uz_datatype *dt, const struct uz_reducer *r, uz_comm *comm)
 {
@@ -959,10 +959,12 @@ static int allreduce_pull(struct uz_coll_shm *sh, const void *sendbuf, void *rec
         card.can_read = 0;
     if (card.can_read && (p > 2 || !r->commutative) && hi > lo && !(tmp = malloc(piece)))
         card.can_read = 0;
-    if (card.can_read && in_place && hi > lo && (saved = malloc(hi - lo)))
-        memcpy(saved, in + lo, hi - lo);
-    else if (in_place && hi > lo)
-        card.can_read = 0;
+    if (card.can_read && in_place && hi > lo) {
+        if ((saved = malloc(hi - lo)))
+            memcpy(saved, in + lo, hi - lo);
+        else
+            card.can_read = 0;
+    }
     card.addr = (uint64_t)(uintptr_t)in;
     card.out = (uint64_t)(uintptr_t)out;
     if (!swap_cards(sh, &card, cards)) {
