@@ -1,7 +1,8 @@
 /*
  * ceiling.h — what the programs that measure the machine's ceilings with no
- * MPI (alltoall_ceiling.c, coll_ceiling.c) share: the clock, and the
- * meeting of their forked processes.
+ * MPI (alltoall_ceiling.c, coll_ceiling.c, line_pingpong.c,
+ * wake_fence_cost.c) share: the clock, pinning, and the meeting of their
+ * forked processes.
  */
 #ifndef UZ_BENCH_CEILING_H
 #define UZ_BENCH_CEILING_H
@@ -19,6 +20,26 @@ static inline double ceiling_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The n-th CPU this process may use, or -1. */
+static inline int ceiling_cpu(int n)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set))
+        return -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set) && n-- == 0)
+            return c;
+    return -1;
+}
+
+static inline void ceiling_pin(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof(set), &set);
 }
 
 /* Arrive on the counter every process bumps once per meeting, and wait

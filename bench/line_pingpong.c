@@ -26,37 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* The n-th allowed CPU, or -1. */
-static int allowed_cpu(int n)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set))
-        return -1;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set) && n-- == 0)
-            return c;
-    return -1;
-}
-
-static void pin(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof(set), &set);
-}
+#include "ceiling.h"
 
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 1.0;
-    int c0 = allowed_cpu(0), c1 = allowed_cpu(1);
+    int c0 = ceiling_cpu(0), c1 = ceiling_cpu(1);
     if (c0 < 0 || c1 < 0 || seconds <= 0) {
         fprintf(stderr, "line_pingpong: needs two CPUs and a positive time\n");
         return 2;
@@ -70,7 +45,7 @@ int main(int argc, char **argv)
     long per_run = 200000;
     pid_t child = fork();
     if (child == 0) {
-        pin(c1);
+        ceiling_pin(c1);
         /* Odd values are ours to bump; stop at a negative one. */
         for (;;) {
             long v;
@@ -81,18 +56,18 @@ int main(int argc, char **argv)
             atomic_store_explicit(line, v + 1, memory_order_release);
         }
     }
-    pin(c0);
+    ceiling_pin(c0);
     double best = 1e30;
     long v = 0;
     for (int run = 0; run < 6; run++) {
-        double t0 = now();
+        double t0 = ceiling_now();
         for (long i = 0; i < per_run; i++) {
             atomic_store_explicit(line, v + 1, memory_order_release);
             while (atomic_load_explicit(line, memory_order_acquire) != v + 2)
                 ;
             v += 2;
         }
-        double ns = (now() - t0) / (double)per_run / 2 * 1e9;
+        double ns = (ceiling_now() - t0) / (double)per_run / 2 * 1e9;
         if (run == 0) {     /* calibration: a fifth of the time per run */
             per_run = (long)(seconds / 5 / (ns * 2e-9));
             per_run = per_run < 1000 ? 1000 : per_run;

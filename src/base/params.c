@@ -27,6 +27,12 @@ static const struct uz_param_choice shm_cma_choices[] = {
     { 0, NULL, NULL },
 };
 
+static const struct uz_param_choice shm_fence_choices[] = {
+    { UZ_SHM_FENCE_AUTO, "auto", "senders skip the fence and a rank going to sleep issues membarrier(2), where every rank on the host could register for it" },
+    { UZ_SHM_FENCE_FULL, "full", "every record a sender publishes is followed by a full fence" },
+    { 0, NULL, NULL },
+};
+
 static const struct uz_param_choice trace_choices[] = {
     { UZ_TRACE_NONE, "none", "nothing is recorded" },
     { UZ_TRACE_STAGES, "stages", "stamp each stage of every message (UZURA_Trace_stages, docs/performance.md)" },
@@ -75,6 +81,10 @@ const struct uz_param uz_params[] = {
     { "WAIT_YIELD_US", UZ_PARAM_INT, "-1",
       "Microseconds a waiting rank yields before sleeping until a peer wakes it (-1: automatic)",
       NULL, FIELD(wait_yield_us), UZ_PARAM_TUNABLE },
+    { "WAIT_SLEEP_MAX_US", UZ_PARAM_INT, "2000",
+      "Longest a rank sleeps waiting for a message before it looks again (a safety net: the sender rings its "
+      "doorbell); 0: until rung, for tests, so that a lost wake-up hangs instead of costing this long",
+      NULL, FIELD(wait_sleep_max_us), UZ_PARAM_TUNABLE },
 
     /* One-sided communication */
     { "ASYNC_PROGRESS", UZ_PARAM_INT, "0",
@@ -193,6 +203,9 @@ const struct uz_param uz_params[] = {
     { "SHM_CMA", UZ_PARAM_ENUM, "auto",
       "Large messages by cross-memory attach (process_vm_readv): auto (if it works), on (fail if not), off (copy through the ring)",
       shm_cma_choices, FIELD(shm_cma), UZ_PARAM_TUNABLE },
+    { "SHM_FENCE", UZ_PARAM_ENUM, "auto",
+      "The fence between a sender publishing a record and reading whether its receiver sleeps: auto (one-sided by membarrier where the kernel has it), full (every record fenced)",
+      shm_fence_choices, FIELD(shm_fence), UZ_PARAM_TUNABLE },
     { "SHM_BULK_CHUNK", UZ_PARAM_SIZE, "128k",
       "Bytes a rank claims at a time when sender and receiver copy a large message together",
       NULL, FIELD(shm_bulk_chunk), UZ_PARAM_TUNABLE },

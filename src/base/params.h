@@ -71,6 +71,7 @@ struct uz_config {
     size_t io_cb_buffer;        /* UZURA_IO_CB_BUFFER */
     size_t io_cb_min_run;       /* UZURA_IO_CB_MIN_RUN */
     int wait_yield_us;
+    int wait_sleep_max_us;
     /* network transports */
     char *net;                  /* network transports, in order of preference (pt2pt/net_choice.c) */
     char *net_if;
@@ -105,6 +106,7 @@ struct uz_config {
     size_t shm_ring_size;
     size_t shm_fragment;
     int shm_cma;                /* 0 auto, 1 on, 2 off */
+    int shm_fence;              /* enum uz_shm_fence */
     size_t shm_bulk_chunk;
     int shm_bulk_records;
     int shm_bulk_help;
@@ -154,6 +156,7 @@ struct uz_config {
 };
 
 enum { UZ_SHM_CMA_AUTO = 0, UZ_SHM_CMA_ON = 1, UZ_SHM_CMA_OFF = 2 };
+enum uz_shm_fence { UZ_SHM_FENCE_AUTO = 0, UZ_SHM_FENCE_FULL = 1 };
 enum uz_trace { UZ_TRACE_NONE = 0, UZ_TRACE_STAGES = 1 };
 
 extern struct uz_config uz_config;

@@ -327,7 +327,7 @@ static void rendezvous2(struct uz_coll_shm *sh, struct lane *L, uint64_t k, int 
     unsigned before = atomic_fetch_add_explicit(&c->arrived2, 1, memory_order_acq_rel);
     if (before + 1 == (unsigned)sh->p) {
         atomic_store_explicit(&c->arrived2, 0, memory_order_relaxed);
-        atomic_store_explicit(&c->gen2, k, memory_order_seq_cst);
+        publish_word(&c->gen2, k);
         wake_sleepers(sh);
     } else if (reads_result) {
         wait_for(sh, &c->gen2, k);
@@ -1739,7 +1739,7 @@ static void skip_ops(struct uz_coll_shm *sh, struct lane *L, uint64_t n)
      * wants: the next operation's release may wait for it (a loop of 64
      * tiny Gathervs at np 4, whose senders run ahead, then a barrier
      * waited out the 2 ms safety net: 1.9 ms per loop against 0.11). */
-    atomic_store_explicit(&L->done[sh->me].k, L->k, memory_order_seq_cst);
+    publish_word(&L->done[sh->me].k, L->k);
     wake_begin_sleepers(sh, L, L->k);
 }
 
@@ -1850,7 +1850,7 @@ static int gatherv_cards(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
         for (int i = 0; i < p; i++)
             e[i] = (struct rooted_entry){ 0, root_len(x, i) };
     unsigned char *pushed = stage ? calloc((size_t)p, 1) : NULL;
-    atomic_store_explicit(&ctl_of(S, k)->gen2, k, memory_order_seq_cst);
+    publish_word(&ctl_of(S, k)->gen2, k);
     wake_sleepers(sh);
     if (arrive_for(sh, S, k, 1 + absent))
         release(sh, S, k);

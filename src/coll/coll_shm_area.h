@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/wake_fence.h"
 #include "coll/coll_shm.h"
 #include "coll/coll_wait.h"
 #include "datatype/dt_engine.h"
@@ -110,6 +111,15 @@ static inline void wait_for(struct uz_coll_shm *sh, atomic_ulong *w, uint64_t ta
 
 /* -------------------------------------------------------- operation steps */
 
+/* Store a word a sleeping rank may wait for, then pass the publisher's
+ * half of the wake-up fence (base/wake_fence.h) before the caller reads
+ * the sleeper counts. */
+static inline void publish_word(atomic_ulong *w, uint64_t v)
+{
+    atomic_store_explicit(w, v, memory_order_release);
+    uz_wake_fence_publish();
+}
+
 static inline void ring_all(struct uz_coll_shm *sh)
 {
     for (int r = 0; r < sh->p; r++)
@@ -168,7 +178,7 @@ static inline uint64_t op_begin(struct uz_coll_shm *sh, struct lane *L)
 /* A rank may sleep in op_begin waiting for this: wake it. */
 static inline void op_end(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
 {
-    atomic_store_explicit(&L->done[sh->me].k, k, memory_order_seq_cst);
+    publish_word(&L->done[sh->me].k, k);
     if (atomic_load_explicit(&sh->hdr->sleepers, memory_order_seq_cst) != 0)
         ring_all(sh);
     else
@@ -199,7 +209,7 @@ static inline int arrive(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
 
 static inline void release(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
 {
-    atomic_store_explicit(&ctl_of(L, k)->gen, k, memory_order_seq_cst);
+    publish_word(&ctl_of(L, k)->gen, k);
     wake_sleepers(sh);
 }
 

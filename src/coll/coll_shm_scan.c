@@ -112,7 +112,7 @@ static void finish_piece(const struct scan_call *c, MPI_Count u0, MPI_Count nu)
 /* This rank's slot of operation k is complete: tell the ranks above. */
 static void post(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
 {
-    atomic_store_explicit(&L->done[sh->me].posted, k, memory_order_seq_cst);
+    publish_word(&L->done[sh->me].posted, k);
     wake_sleepers(sh);
 }
 

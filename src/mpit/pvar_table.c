@@ -115,6 +115,8 @@ static const struct fixed_pvar request_layer[] = {
       MPI_T_PVAR_CLASS_TIMER, MPI_T_BIND_NO_OBJECT, read_llong, &uz_wait_stats.idle_ns, 0 },
     { "wait_sleeps", "Times a waiting rank slept until woken (futex in shared memory, or poll)",
       MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, read_ulong, &uz_wait_stats.sleeps, 0 },
+    { "wait_sleep_timeouts", "Sleeps on the shared-memory doorbell that ran out their timeout, a safety net, without a peer ringing (a lost wake-up, or no peer sent for that long)",
+      MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, read_ulong, &uz_wait_stats.sleep_timeouts, 0 },
 };
 
 /* The collectives, in the order of coll_chosen.h, by their tunable's name. */

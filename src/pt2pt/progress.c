@@ -23,6 +23,7 @@
 #include "base/lock.h"
 #include "base/params.h"
 #include "base/runtime.h"
+#include "base/wake_fence.h"
 #include "pt2pt/path.h"
 #include "pt2pt/progress.h"
 #include "pt2pt/pt2pt.h"
@@ -32,7 +33,13 @@
 
 static long spin_ns, yield_ns;
 static int waits_oversubscribed;        /* for uz_progress_describe */
-enum { SLEEP_TIMEOUT_NS = 2000000 };    /* a safety net only: peers wake us */
+
+/* How long one sleep lasts: a safety net only, peers wake us
+ * (UZURA_WAIT_SLEEP_MAX_US; 0, for tests: ten minutes, i.e. a hang). */
+static long sleep_timeout_ns(void)
+{
+    return uz_config.wait_sleep_max_us > 0 ? uz_config.wait_sleep_max_us * 1000L : 600L * 1000000000L;
+}
 
 /* The open transports' members that progress and waiting use. */
 static int (*progress_fns[UZ_MAX_PATHS])(void);
@@ -42,7 +49,7 @@ static int npollfds;
 static int (*pending_fns[UZ_MAX_PATHS])(void);
 static int npending;
 /* The doorbell: the first open transport that can put a rank to sleep. */
-static void (*doorbell_sleep)(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void));
+static int (*doorbell_sleep)(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void));
 
 static void collect_members(void)
 {
@@ -101,8 +108,11 @@ void uz_progress_describe(char *buf, size_t len)
                     : waits_oversubscribed ? "no polling, because this host has more ranks than processors "
                                              "they may use (polling would take a peer's time slice)"
                     : "polling first, because every rank on this host has a processor of its own";
-    snprintf(buf, len, "poll %ld us, then yield the processor for %ld us, %s; %s", spin_ns / 1000,
-             yield_ns / 1000, then, why);
+    char fence[300] = "";
+    if (doorbell_sleep && !uz_rt.thread_multiple)
+        snprintf(fence, sizeof(fence), " (wake-ups: %s)", uz_wake_fence_describe());
+    snprintf(buf, len, "poll %ld us, then yield the processor for %ld us, %s%s; %s", spin_ns / 1000,
+             yield_ns / 1000, then, fence, why);
 }
 
 /* --------------------------------------------------------- pollable requests */
@@ -208,7 +218,8 @@ void uz_progress_sleep(int (*done)(void *arg), void *arg, long timeout_ns)
             nfds += pollfds_fns[i](fds + nfds, MAX_FDS - nfds, &timeout_ms);
         timeout_ns = timeout_ms * 1000000L;
     }
-    doorbell_sleep(timeout_ns, fds, nfds, ready_to_run);
+    if (doorbell_sleep(timeout_ns, fds, nfds, ready_to_run))
+        uz_wait_stats.sleep_timeouts++;
 }
 
 /* Sleeping is safe only when whatever we wait for will ring our doorbell:
@@ -301,7 +312,7 @@ void uz_progress_wait(int (*done)(void *arg), void *arg)
             idle_polls = POLLS_PER_CLOCK - 1;   /* look at the clock after each yield */
         } else {
             uz_wait_stats.sleeps++;
-            uz_progress_sleep(done, arg, SLEEP_TIMEOUT_NS);
+            uz_progress_sleep(done, arg, sleep_timeout_ns());
             idle_polls = POLLS_PER_CLOCK - 1;
         }
     }

@@ -36,6 +36,7 @@ extern struct uz_traffic uz_traffic[UZ_TRAFFIC_SLOTS];
  * look at the clock, so a message that is already there costs nothing. */
 struct uz_wait_stats {
     unsigned long sleeps;           /* times a waiting rank slept (futex or poll) */
+    unsigned long sleep_timeouts;   /* futex sleeps that ran out their timeout unrung */
     long long idle_ns;              /* time spent waiting with nothing to progress, past the first polls */
 };
 extern struct uz_wait_stats uz_wait_stats;

@@ -304,8 +304,10 @@ struct uz_transport_ops {
      * on `fds` (which has room for one more entry), or `timeout_ns`
      * passes.  `ready` is called after announcing the sleep and before
      * sleeping; when it returns nonzero there is work and it does not
-     * sleep.  Peers ring a sleeping rank after each record they send. */
-    void (*sleep)(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void));
+     * sleep.  Peers ring a sleeping rank after each record they send.
+     * Returns 1 if a sleep on the doorbell alone ran to its timeout
+     * unrung (a wake-up lost, or no peer sent for that long), else 0. */
+    int (*sleep)(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void));
     /* Optional, with sleep: a transport with pollfds opened after this one
      * (for processes of another job), so from now on sleep() is given
      * descriptors and its doorbell must wake poll() too.  MPI error code. */

@@ -81,7 +81,9 @@ expect_one_host_report() {  # RANK NP THREAD_TEXT
            "$large" == "pipelined copy through the shared-memory rings, because cross-memory attach (process_vm_readv) is not permitted here: "* ]] ||
             { fail "rank $r's large-message line: '$large'"; show; }
     fi
-    local then="then sleep on a futex in shared memory until a peer rings it"
+    # How senders make sure a sleeper is woken: one-sided by membarrier(2)
+    # where every rank could register for it, else a fence per record.
+    local then="then sleep on a futex in shared memory until a peer rings it (wake-ups: $(fence_text "$r"))"
     [ "$np" -eq 1 ] && then="then keep yielding (no other rank to be woken by)"
     [ "$3" = multiple ] && then="then short sleeps (MPI_THREAD_MULTIPLE: another thread may complete the request without waking this one)"
     if [ "$np" -gt "$usable" ]; then
@@ -94,6 +96,15 @@ expect_one_host_report() {  # RANK NP THREAD_TEXT
     else
         expect_line "$r" "thread level" "MPI_THREAD_SINGLE (no lock on the request layer)"
     fi
+}
+
+# The wake-up clause of rank $1's waiting line as this host allows it:
+# membarrier(2) registration works here or it does not, and when not the
+# line names the rank that could not register.
+fence_text() {
+    local refused
+    refused=$(line "$1" waiting | sed -n 's/.*(wake-ups: \(every record fenced, because local rank [0-9]* (world rank [0-9]*) could not register for membarrier(2) (old kernel or seccomp)\)).*/\1/p')
+    echo "${refused:-records published without a fence, a rank going to sleep issues membarrier(2) instead}"
 }
 
 case $case_name in
@@ -182,7 +193,7 @@ hosts)
         expect_line $r transports "self, shm to 1 rank on this host, tcp to 2 ranks on other hosts (UZURA_NET=tcp)"
         expect_line $r "send protocol" "eager up to 16384 bytes through shm (UZURA_EAGER_LIMIT), eager up to 524288 bytes through tcp (UZURA_NET_EAGER_LIMIT), rendezvous above; to itself always eager"
         grep -q "^Uzura rank $r: tcp listening on " "$err" || { fail "rank $r: no tcp endpoint line"; show; }
-        [[ "$(line $r waiting)" == *"then sleep in poll() on its sockets until a peer or a message wakes it; "* ]] ||
+        [[ "$(line $r waiting)" == *"then sleep in poll() on its sockets until a peer or a message wakes it (wake-ups: "*"); "* ]] ||
             { fail "rank $r: waiting line without the network: $(line $r waiting)"; show; }
     done
     ;;
@@ -196,7 +207,12 @@ tunables)
         -n 2 "$prog"
     expect_line 0 "send protocol" "eager up to 1000 bytes through shm (UZURA_EAGER_LIMIT), rendezvous above; to itself always eager"
     expect_line 0 collectives "message passing only, because UZURA_COLL_SHM_MAX=0"
-    expect_line 0 waiting "poll 7 us, then yield the processor for 9 us, then sleep on a futex in shared memory until a peer rings it; as UZURA_WAIT_SPIN_US / UZURA_WAIT_YIELD_US say"
+    expect_line 0 waiting "poll 7 us, then yield the processor for 9 us, then sleep on a futex in shared memory until a peer rings it (wake-ups: $(fence_text 0)); as UZURA_WAIT_SPIN_US / UZURA_WAIT_YIELD_US say"
+    # The full fence forced through its option.
+    job UZURA_VERBOSE=2 UZURA_SHM_FENCE=full UZURA_WAIT_SPIN_US=7 UZURA_WAIT_YIELD_US=9 -- -n 3 "$prog"
+    for r in 0 1 2; do
+        expect_line $r waiting "poll 7 us, then yield the processor for 9 us, then sleep on a futex in shared memory until a peer rings it (wake-ups: every record fenced, because UZURA_SHM_FENCE=full); as UZURA_WAIT_SPIN_US / UZURA_WAIT_YIELD_US say"
+    done
     ;;
 singleton)
     # Started without mpiexec.

@@ -75,7 +75,7 @@ int uz_shm_get(int peer, const struct iovec *local, int nlocal, const struct iov
 /* The doorbell (uz_transport_ops.sleep): sleep until a peer rings, an
  * event on `fds` (only with a wake socket, setup.sleeps_in_poll) or
  * `timeout_ns`. */
-void uz_shm_sleep(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void));
+int uz_shm_sleep(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void));
 
 /* Ring a local peer's doorbell (it sleeps). */
 void uz_shm_wake(int peer);

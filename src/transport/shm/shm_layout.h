@@ -22,7 +22,7 @@ enum {
     SHM_CACHELINE = 64,
     SHM_PAGE = 4096,
     SHM_MAGIC = 0x757a7368,             /* "uzsh" */
-    SHM_LAYOUT_VERSION = 3,
+    SHM_LAYOUT_VERSION = 4,
     SHM_MAX_LOCAL = 1024,               /* ranks per host */
     SHM_BULK_INLINE_IOV = 8,
 };
@@ -42,6 +42,7 @@ struct shm_ctl {
     int world_rank;
     int cma_ok;                         /* owner could read a peer with process_vm_readv */
     int cma_errno;                      /* and if not, why (0: a short or wrong read) */
+    int fence_registered;               /* owner is a membarrier target (base/wake_fence.h) */
     uint64_t probe_addr;                /* a word others may read to test cross-memory attach */
     uint64_t probe_value;
 };

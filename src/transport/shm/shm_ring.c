@@ -2,10 +2,10 @@
  * shm_ring.c — message records through the per-pair rings.
  *
  * The sender writes a record's bytes, then its sequence word (position + 1)
- * with a store that is also a full fence, so the receiver polling that word
- * sees the whole record, and the sender's following check of the
- * receiver's "sleeping" flag cannot be reordered before it (no lost
- * wake-up).  A record that would cross the end of the ring is preceded by
+ * with a release store, so the receiver polling that word sees the whole
+ * record, then passes its half of the wake-up fence (base/wake_fence.h) so
+ * that its following check of the receiver's "sleeping" flag cannot be
+ * taken before the record is seen (no lost wake-up).  A record that would cross the end of the ring is preceded by
  * a WRAP record and starts again at slot 0, so every record is contiguous.
  *
  * The receiver polls only the slot where the next record starts.  Any slot
@@ -25,6 +25,7 @@
 
 #include "base/errors.h"
 #include "base/trace_stages.h"
+#include "base/wake_fence.h"
 #include "transport/shm/shm_state.h"
 
 static inline uint32_t slots_for(size_t len)
@@ -130,7 +131,8 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
     clear_payload_first(tx, (idx + need) & tx->mask);
     /* Read before the barrier below, which later loads would wait behind. */
     int traced = uz_trace_stages;
-    atomic_store_explicit(&slot->seq, (uint32_t)(pos + 1), memory_order_seq_cst);
+    atomic_store_explicit(&slot->seq, (uint32_t)(pos + 1), memory_order_release);
+    uz_wake_fence_publish();
     if (UZ_UNLIKELY(traced))
         uz_trace_enqueued();
     tx->produced = pos + need;

@@ -21,6 +21,7 @@
 #include "base/errors.h"
 #include "base/params.h"
 #include "base/runtime.h"
+#include "base/wake_fence.h"
 #include "transport/shm/shm_state.h"
 
 struct shm_state uz_shm = { .fd = -1, .wake_fd = -1 };
@@ -169,6 +170,29 @@ static int decide_cma(void)
     return uz_config.shm_cma == UZ_SHM_CMA_ON ? -1 : 0;
 }
 
+/* One-sided wake-up fences (base/wake_fence.h) need every rank on the
+ * host to be a membarrier target: a sender skips its fence only if the
+ * sleeper's membarrier will reach it. */
+static void decide_fence(void)
+{
+    char why[256];
+    int refused = -1;
+    for (int i = 0; i < uz_shm.nlocal && refused < 0; i++)
+        if (!shm_ctl_of(i)->fence_registered)
+            refused = i;
+    if (uz_shm.nlocal < 2)
+        snprintf(why, sizeof(why), "every record fenced (no other rank on this host)");
+    else if (uz_config.shm_fence == UZ_SHM_FENCE_FULL)
+        snprintf(why, sizeof(why), "every record fenced, because UZURA_SHM_FENCE=full");
+    else if (refused >= 0)
+        snprintf(why, sizeof(why), "every record fenced, because local rank %d (world rank %d) could not "
+                 "register for membarrier(2) (old kernel or seccomp)", refused, shm_ctl_of(refused)->world_rank);
+    else
+        snprintf(why, sizeof(why), "records published without a fence, a rank going to sleep issues "
+                 "membarrier(2) instead");
+    uz_wake_fence_decided(uz_shm.nlocal > 1 && uz_config.shm_fence != UZ_SHM_FENCE_FULL && refused < 0, why);
+}
+
 void uz_shm_describe(char *buf, size_t len)
 {
     snprintf(buf, len, "%s", cma_decision);
@@ -260,6 +284,7 @@ int uz_shm_init(const struct uz_transport_setup *s, const struct uz_upcalls *up)
     uz_shm.my_ctl->world_rank = s->local_world_ranks[s->my_local];
     uz_shm.my_ctl->probe_addr = (uint64_t)(uintptr_t)&cma_probe_word;
     uz_shm.my_ctl->probe_value = cma_probe_word;
+    uz_shm.my_ctl->fence_registered = uz_config.shm_fence != UZ_SHM_FENCE_FULL && uz_wake_fence_register();
     if (s->sleeps_in_poll && (err = shm_wake_socket_open()))
         return err;
     /* Our own bulk records. */
@@ -286,6 +311,7 @@ int uz_shm_init(const struct uz_transport_setup *s, const struct uz_upcalls *up)
                            "ranks is not permitted: %s (ptrace policy, seccomp or container)", refusal);
     }
     uz_shm.cma = cma;
+    decide_fence();
     shm_bulk_init();
     return MPI_SUCCESS;
 }

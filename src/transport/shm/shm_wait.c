@@ -8,11 +8,13 @@
  * cannot wake it; such a rank opens a datagram socket in the abstract
  * namespace ("@uzura-<job>-w<rank>") and peers ring it by sending a byte.
  *
- * The sleeper announces itself (sleeping = 1, a full fence), then looks for
- * work once more, and only then sleeps on the doorbell value it read before
- * announcing.  A sender publishes its record with a full fence and then
- * reads `sleeping`; by the fences, either the sleeper's last look sees the
- * record or the sender sees the flag and rings.  No wake-up is lost.
+ * The sleeper announces itself (sleeping = 1, then its half of the fence
+ * of base/wake_fence.h), looks for work once more, and only then sleeps on
+ * the doorbell value it read before announcing.  A sender publishes its
+ * record, passes its half of the fence and then reads `sleeping`; by the
+ * fences, either the sleeper's last look sees the record or the sender
+ * sees the flag and rings.  No wake-up is lost.  The sender's half is a
+ * compiler barrier where the sleeper's is membarrier(2).
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,6 +30,7 @@
 
 #include "base/errors.h"
 #include "base/runtime.h"
+#include "base/wake_fence.h"
 #include "transport/shm/shm_state.h"
 
 static long futex_call(atomic_uint *addr, int op, unsigned val, const struct timespec *ts)
@@ -35,16 +38,25 @@ static long futex_call(atomic_uint *addr, int op, unsigned val, const struct tim
     return syscall(SYS_futex, (unsigned *)addr, op, val, ts, NULL, 0);
 }
 
-static void sleep_on_futex(long timeout_ns, int (*ready)(void))
+/* Our half of the wake-up fence, after announcing that we sleep. */
+static void fence_before_last_look(void)
 {
+    uz_wake_fence_sleep(uz_wake_fence_one_sided || uz_shm.nlinks);
+}
+
+static int sleep_on_futex(long timeout_ns, int (*ready)(void))
+{
+    int timed_out = 0;
     struct shm_ctl *me = uz_shm.my_ctl;
     unsigned bell = atomic_load_explicit(&me->doorbell, memory_order_acquire);
     atomic_store_explicit(&me->sleeping, 1, memory_order_seq_cst);
+    fence_before_last_look();
     if (!ready()) {
         struct timespec ts = { timeout_ns / 1000000000L, timeout_ns % 1000000000L };
-        futex_call(&me->doorbell, FUTEX_WAIT, bell, &ts);
+        timed_out = futex_call(&me->doorbell, FUTEX_WAIT, bell, &ts) != 0 && errno == ETIMEDOUT;
     }
     atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
+    return timed_out;
 }
 
 /* ------------------------------------------------------------ wake sockets */
@@ -105,6 +117,7 @@ static void sleep_in_poll(struct pollfd *fds, int nfds, int timeout_ms, int (*re
     atomic_store_explicit(&me->sleeping, 1, memory_order_seq_cst);
     if (uz_shm.nlinks)
         shm_links_sleeping(1);
+    fence_before_last_look();
     if (!ready())
         poll(fds, (nfds_t)nfds + (uz_shm.wake_fd >= 0), timeout_ms);
     atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
@@ -156,10 +169,10 @@ void uz_shm_wake_if_sleeping(int peer)
 /* Peers ring whichever doorbell we announced at start-up: the wake socket
  * when we sleep in poll() with other transports' descriptors, else the
  * futex. */
-void uz_shm_sleep(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void))
+int uz_shm_sleep(long timeout_ns, struct pollfd *fds, int nfds, int (*ready)(void))
 {
-    if (uz_shm.wake_fd >= 0)
-        sleep_in_poll(fds, nfds, (int)(timeout_ns / 1000000), ready);
-    else
-        sleep_on_futex(timeout_ns, ready);
+    if (uz_shm.wake_fd < 0)
+        return sleep_on_futex(timeout_ns, ready);
+    sleep_in_poll(fds, nfds, (int)(timeout_ns / 1000000), ready);
+    return 0;   /* network timers end these sleeps too: not counted */
 }
