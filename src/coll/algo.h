@@ -152,9 +152,41 @@ static inline int uz_pof2_floor(int n)
  * array is NULL or memory ran out; build_err says which). */
 MPI_Count *uz_coll_counts(struct uz_sched *s, int n, struct uz_varray v);
 MPI_Aint *uz_coll_displs(struct uz_sched *s, int n, struct uz_varray v);
-/* The same into the caller's `out` (n entries; NULL when the array is). */
-MPI_Count *uz_coll_counts_into(MPI_Count *out, int n, struct uz_varray v);
-MPI_Aint *uz_coll_displs_into(MPI_Aint *out, int n, struct uz_varray v);
+
+/* n entries of v as 64-bit integers into out, one loop per width the
+ * caller may have passed (MPI_Count and MPI_Aint are both 64 bits here). */
+_Static_assert(sizeof(MPI_Count) == sizeof(int64_t) && sizeof(MPI_Aint) == sizeof(int64_t),
+               "per-rank arrays are converted as 64-bit integers");
+static inline void uz_varray_convert(int64_t *out, int n, struct uz_varray v)
+{
+    if (v.i)
+        for (int k = 0; k < n; k++)
+            out[k] = v.i[k];
+    else if (v.c)
+        for (int k = 0; k < n; k++)
+            out[k] = (int64_t)v.c[k];
+    else
+        for (int k = 0; k < n; k++)
+            out[k] = (int64_t)v.a[k];
+}
+
+/* The same as uz_coll_counts/displs into the caller's `out` (n entries;
+ * NULL when the array is). */
+static inline MPI_Count *uz_coll_counts_into(MPI_Count *out, int n, struct uz_varray v)
+{
+    if (!v.i && !v.c && !v.a)
+        return NULL;
+    uz_varray_convert((int64_t *)out, n, v);
+    return out;
+}
+
+static inline MPI_Aint *uz_coll_displs_into(MPI_Aint *out, int n, struct uz_varray v)
+{
+    if (!v.i && !v.c && !v.a)
+        return NULL;
+    uz_varray_convert((int64_t *)out, n, v);
+    return out;
+}
 
 /* A blocking call converts the per-rank arrays of this many ranks or fewer
  * onto its own stack: its schedule is done with them before it returns. */

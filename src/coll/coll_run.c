@@ -70,31 +70,13 @@ void *uz_coll_typed_scratch(struct uz_sched *s, MPI_Count count, const uz_dataty
 
 /* ------------------------------------------------- per-rank arrays */
 
-/* One loop per width the caller may have passed (MPI_Count and MPI_Aint
- * are both 64 bits here). */
-static void varray_convert(int64_t *out, int n, struct uz_varray v)
-{
-    if (v.i)
-        for (int k = 0; k < n; k++)
-            out[k] = v.i[k];
-    else if (v.c)
-        for (int k = 0; k < n; k++)
-            out[k] = (int64_t)v.c[k];
-    else
-        for (int k = 0; k < n; k++)
-            out[k] = (int64_t)v.a[k];
-}
-
-_Static_assert(sizeof(MPI_Count) == sizeof(int64_t) && sizeof(MPI_Aint) == sizeof(int64_t),
-               "per-rank arrays are converted as 64-bit integers");
-
 static void *varray_copy(struct uz_sched *s, int n, struct uz_varray v)
 {
     if (!v.i && !v.c && !v.a)
         return NULL;
     int64_t *out = uz_sched_alloc(s, 8 * (size_t)(n > 0 ? n : 1));
     if (out)
-        varray_convert(out, n, v);
+        uz_varray_convert(out, n, v);
     return out;
 }
 
@@ -106,22 +88,6 @@ MPI_Count *uz_coll_counts(struct uz_sched *s, int n, struct uz_varray v)
 MPI_Aint *uz_coll_displs(struct uz_sched *s, int n, struct uz_varray v)
 {
     return varray_copy(s, n, v);
-}
-
-MPI_Count *uz_coll_counts_into(MPI_Count *out, int n, struct uz_varray v)
-{
-    if (!v.i && !v.c && !v.a)
-        return NULL;
-    varray_convert((int64_t *)out, n, v);
-    return out;
-}
-
-MPI_Aint *uz_coll_displs_into(MPI_Aint *out, int n, struct uz_varray v)
-{
-    if (!v.i && !v.c && !v.a)
-        return NULL;
-    varray_convert((int64_t *)out, n, v);
-    return out;
 }
 
 int uz_coll_bad_count(const MPI_Count *c, int i, const char *what)
