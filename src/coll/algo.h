@@ -170,11 +170,17 @@ static inline void uz_varray_convert(int64_t *out, int n, struct uz_varray v)
             out[k] = (int64_t)v.a[k];
 }
 
+/* Whether the caller passed the array at all. */
+static inline int uz_varray_given(struct uz_varray v)
+{
+    return v.i || v.c || v.a;
+}
+
 /* The same as uz_coll_counts/displs into the caller's `out` (n entries;
  * NULL when the array is). */
 static inline MPI_Count *uz_coll_counts_into(MPI_Count *out, int n, struct uz_varray v)
 {
-    if (!v.i && !v.c && !v.a)
+    if (!uz_varray_given(v))
         return NULL;
     uz_varray_convert((int64_t *)out, n, v);
     return out;
@@ -182,7 +188,7 @@ static inline MPI_Count *uz_coll_counts_into(MPI_Count *out, int n, struct uz_va
 
 static inline MPI_Aint *uz_coll_displs_into(MPI_Aint *out, int n, struct uz_varray v)
 {
-    if (!v.i && !v.c && !v.a)
+    if (!uz_varray_given(v))
         return NULL;
     uz_varray_convert((int64_t *)out, n, v);
     return out;

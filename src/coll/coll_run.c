@@ -72,7 +72,7 @@ void *uz_coll_typed_scratch(struct uz_sched *s, MPI_Count count, const uz_dataty
 
 static void *varray_copy(struct uz_sched *s, int n, struct uz_varray v)
 {
-    if (!v.i && !v.c && !v.a)
+    if (!uz_varray_given(v))
         return NULL;
     int64_t *out = uz_sched_alloc(s, 8 * (size_t)(n > 0 ? n : 1));
     if (out)

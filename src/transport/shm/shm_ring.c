@@ -129,7 +129,7 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
     slot->len = (uint32_t)len;
     note_record(tx->payload_first, idx, need);
     clear_payload_first(tx, (idx + need) & tx->mask);
-    /* Read before the barrier below, which later loads would wait behind. */
+    /* Read before the fence below (where there is one), which later loads would wait behind. */
     int traced = uz_trace_stages;
     atomic_store_explicit(&slot->seq, (uint32_t)(pos + 1), memory_order_release);
     uz_wake_fence_publish();

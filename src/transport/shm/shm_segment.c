@@ -176,21 +176,23 @@ static int decide_cma(void)
 static void decide_fence(void)
 {
     char why[256];
-    int refused = -1;
+    int refused = -1, one_sided = 0;
     for (int i = 0; i < uz_shm.nlocal && refused < 0; i++)
         if (!shm_ctl_of(i)->fence_registered)
             refused = i;
-    if (uz_shm.nlocal < 2)
+    if (uz_shm.nlocal < 2) {
         snprintf(why, sizeof(why), "every record fenced (no other rank on this host)");
-    else if (uz_config.shm_fence == UZ_SHM_FENCE_FULL)
+    } else if (uz_config.shm_fence == UZ_SHM_FENCE_FULL) {
         snprintf(why, sizeof(why), "every record fenced, because UZURA_SHM_FENCE=full");
-    else if (refused >= 0)
+    } else if (refused >= 0) {
         snprintf(why, sizeof(why), "every record fenced, because local rank %d (world rank %d) could not "
                  "register for membarrier(2) (old kernel or seccomp)", refused, shm_ctl_of(refused)->world_rank);
-    else
+    } else {
         snprintf(why, sizeof(why), "records published without a fence, a rank going to sleep issues "
                  "membarrier(2) instead");
-    uz_wake_fence_decided(uz_shm.nlocal > 1 && uz_config.shm_fence != UZ_SHM_FENCE_FULL && refused < 0, why);
+        one_sided = 1;
+    }
+    uz_wake_fence_decided(one_sided, why);
 }
 
 void uz_shm_describe(char *buf, size_t len)
