@@ -328,7 +328,9 @@ void uz_path_reach(int world, struct uz_path *path, int addr)
 {
     struct uz_peer *p = &uz_peers[world];
     const struct uz_transport_caps *c = &path->caps;
-    p->send = path->ops->send;
+    /* Stage tracing is switched on before wire-up and off only at
+     * Finalize, so the choice holds for the peer's lifetime. */
+    p->send = uz_trace_stages && path->ops->send_traced ? path->ops->send_traced : path->ops->send;
     p->addr = addr;
     p->path = path;
     p->max_record = c->max_record;

@@ -288,6 +288,12 @@ struct uz_transport_ops {
      * progress), -EINPROGRESS payload->hold's bytes are lent until
      * up->released(), else an MPI error code (> 0). */
     int (*send)(int peer, const void *hdr, size_t hdr_len, const struct uz_payload *payload);
+    /* Optional: send() that also notes when the record went out
+     * (uz_trace_enqueued, base/trace_stages.h).  The request layer takes it
+     * instead of send() while UZURA_TRACE=stages is on, so that send()
+     * itself need not test the switch; a transport without it tests
+     * uz_trace_stages inside send(). */
+    int (*send_traced)(int peer, const void *hdr, size_t hdr_len, const struct uz_payload *payload);
     /* Optional (a transport that delivers inside send() has none): handle
      * arrivals, retransmissions, bulk steps; returns events handled. */
     int (*progress)(void);

@@ -42,6 +42,8 @@ void uz_shm_describe(char *buf, size_t len);
 /* Send one record to local peer `peer`: 0, -EAGAIN when the ring has no
  * room now (retry after progress), or an MPI error code (> 0). */
 int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_payload *payload);
+/* The same, noting when the record was published (UZURA_TRACE=stages). */
+int uz_shm_send_traced(int peer, const void *hdr, size_t hdr_len, const struct uz_payload *payload);
 /* Poll incoming rings (each record goes to up->on_record) and bulk
  * transfers; returns the work done. */
 int uz_shm_progress(void);

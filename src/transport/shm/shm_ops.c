@@ -33,6 +33,7 @@ const struct uz_transport_ops uz_shm_transport = {
     .close = uz_shm_finalize,
     .describe = uz_shm_describe,
     .send = uz_shm_send,
+    .send_traced = uz_shm_send_traced,
     .progress = uz_shm_progress,
     .work_pending = shm_work_pending,
     .sleep = uz_shm_sleep,

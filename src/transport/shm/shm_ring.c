@@ -92,7 +92,11 @@ static inline void clear_payload_first(struct shm_tx *tx, uint32_t idx)
     }
 }
 
-int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_payload *pl)
+/* One body for both sends; `traced` is a constant in each, so the plain
+ * send carries no test of the trace switch (issue 29: the tools cost the
+ * fast path nothing while off). */
+static UZ_ALWAYS_INLINE int ring_send(int peer, const void *hdr, size_t hdr_len, const struct uz_payload *pl,
+                                      int traced)
 {
     struct shm_tx *tx = &uz_shm.tx[peer];
     if (UZ_UNLIKELY(tx->slots == NULL)) {
@@ -129,16 +133,24 @@ int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_paylo
     slot->len = (uint32_t)len;
     note_record(tx->payload_first, idx, need);
     clear_payload_first(tx, (idx + need) & tx->mask);
-    /* Read before the fence below (where there is one), which later loads would wait behind. */
-    int traced = uz_trace_stages;
     atomic_store_explicit(&slot->seq, (uint32_t)(pos + 1), memory_order_release);
     uz_wake_fence_publish();
-    if (UZ_UNLIKELY(traced))
+    if (traced)
         uz_trace_enqueued();
     tx->produced = pos + need;
     if (atomic_load_explicit(&shm_peer_ctl(peer)->sleeping, memory_order_relaxed))
         uz_shm_wake(peer);
     return 0;
+}
+
+int uz_shm_send(int peer, const void *hdr, size_t hdr_len, const struct uz_payload *pl)
+{
+    return ring_send(peer, hdr, hdr_len, pl, 0);
+}
+
+int uz_shm_send_traced(int peer, const void *hdr, size_t hdr_len, const struct uz_payload *pl)
+{
+    return ring_send(peer, hdr, hdr_len, pl, 1);
 }
 
 /* ------------------------------------------------------------ receiving */
