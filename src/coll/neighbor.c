@@ -100,11 +100,11 @@ static int build(struct uz_sched *s, const struct nargs *a, int hold)
         return uz_err_make(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in neighbourhood collectives");
     struct nside snd = { .buf = (char *)a->sendbuf, .count = a->scount, .dt = a->stype, .same = a->allgather };
     struct nside rcv = { .buf = a->recvbuf, .count = a->rcount, .dt = a->rtype };
-    if (a->scounts.i || a->scounts.c) {
+    if (uz_varray_given(a->scounts)) {
         snd.counts = uz_coll_counts(s, t->outdegree, a->scounts);
         snd.displs = uz_coll_displs(s, t->outdegree, a->sdispls);
     }
-    if (a->rcounts.i || a->rcounts.c) {
+    if (uz_varray_given(a->rcounts)) {
         rcv.counts = uz_coll_counts(s, t->indegree, a->rcounts);
         rcv.displs = uz_coll_displs(s, t->indegree, a->rdispls);
     }

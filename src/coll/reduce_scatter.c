@@ -209,7 +209,7 @@ static int locked(const void *sendbuf, void *recvbuf, struct uz_varray counts, M
                   uz_op *op, uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
 {
     struct uz_wait_note note;
-    int is_block = !counts.i && !counts.c && !counts.a;
+    int is_block = !uz_varray_given(counts);
     uz_lock();
     struct uz_wait_note *prev =
         uz_coll_note_enter(&note, is_block ? "MPI_Reduce_scatter_block" : "MPI_Reduce_scatter", comm, mode);
