@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include "base/zero.h"
 #include "pt2pt/match.h"
 
 struct match_entry {
@@ -72,7 +73,8 @@ struct uz_unexpected *uz_unexpected_new(size_t data_bytes)
         free_unexpected = u->next_src;
     else if (!(u = malloc(sizeof(*u))))
         return NULL;
-    memset(u, 0, offsetof(struct uz_unexpected, small));
+    _Static_assert(offsetof(struct uz_unexpected, small) % 8 == 0, "cleared in words");
+    uz_zero(u, offsetof(struct uz_unexpected, small));
     if (data_bytes <= sizeof(u->small)) {
         u->data = u->small;
     } else if (!(u->data = malloc(data_bytes))) {

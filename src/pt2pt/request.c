@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/zero.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/cookie.h"
 #include "pt2pt/p2p_comm.h"
@@ -66,7 +67,7 @@ uz_request *uz_request_new(enum uz_request_kind kind)
         free_requests = req->next;
     else if (!(req = carve_request()))
         return NULL;
-    memset(req, 0, sizeof(*req));
+    uz_zero(req, sizeof(*req));
     uz_object_init(&req->obj, UZ_MAGIC_REQUEST);
     req->kind = (uint8_t)kind;
     live_requests++;
@@ -106,7 +107,7 @@ static void destroy(uz_request *req)
 
 void uz_request_init_on_stack(uz_request *req, enum uz_request_kind kind)
 {
-    memset(req, 0, sizeof(*req));
+    uz_zero(req, sizeof(*req));
     uz_object_init(&req->obj, UZ_MAGIC_REQUEST);
     req->kind = (uint8_t)kind;
 }
