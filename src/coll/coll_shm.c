@@ -1978,12 +1978,39 @@ static int scatterv_messages(struct uz_coll_shm *sh, const struct uz_shm_rooted 
     return uz_sched_run(s);
 }
 
-/* The root when every other rank's block is tiny: messages only, from a
- * staging buffer, and the heads' operation skipped as the others skip it. */
+/* The root when every other rank's block is tiny and fits a small-lane
+ * slot: linear's messages, each block straight from the root's buffer with
+ * no head, and no area operation on any rank.  A rank tells such a block
+ * from a head by its length (scatterv_tiny()).  np 4 on 2 cores, 8 bytes:
+ * 0.204-0.213 us a call against 0.253-0.262 with heads. */
+static int scatterv_bare(const struct uz_shm_rooted *x, uz_comm *comm)
+{
+    int me = comm->rank, p = comm->size, err;
+    struct uz_sched *s = NULL;
+    if ((err = uz_sched_blocking(comm, &s)))
+        return err;
+    uz_sched_immediate(s);
+    for (int i = 0; i < p; i++)
+        if (i != me)
+            uz_sched_send(s, root_block(x, i), root_count(x, i), x->all_dt, i);
+    root_own_block(x, me);
+    err = uz_sched_run(s);
+    uz_coll_chose(UZ_COLL_OP_SCATTER, SCATTER_LINEAR);
+    return err;
+}
+
+/* The root when every other rank's block is tiny, some too large for a
+ * slot: messages only, each behind its head, from a staging buffer, and
+ * the heads' operation skipped as the others skip it. */
 static int scatterv_all_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm)
 {
     int me = sh->me, p = sh->p, err;
     struct uz_sched *s = NULL;
+    int bare = 1;
+    for (int i = 0; i < p && bare; i++)
+        bare = i == me || root_len(x, i) <= SV_MSG_MAX;
+    if (bare)
+        return scatterv_bare(x, comm);
     skip_ops(sh, &sh->lanes[0], 1);
     if ((err = uz_sched_blocking(comm, &s)))
         return err;
@@ -2013,21 +2040,55 @@ static int scatterv_all_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted 
     return err;
 }
 
-/* A rank whose block is tiny: it comes by message with the head; then the
- * area operations the others take, without waiting for anyone. */
+static int request_complete(void *arg)
+{
+    return uz_request_is_complete(arg);
+}
+
+/* Receive a message of this call from the root: *got its length.  Not
+ * through a schedule, which keeps no status. */
+static int tiny_recv(void *buf, MPI_Count count, uz_datatype *dt, int tag, const struct uz_shm_rooted *x,
+                     uz_comm *comm, size_t *got)
+{
+    uz_request *r = NULL;
+    int err = uz_pt2pt_recv(buf, count, dt, x->root, tag, &comm->p2p_coll, MPI_STATUS_IGNORE, &r);
+    if (err)
+        return err;
+    if (!uz_request_is_complete(r))
+        uz_coll_wait(request_complete, r, NULL);
+    err = r->status.MPI_ERROR;
+    *got = (size_t)uz_status_bytes(&r->status);
+    uz_request_release(r);
+    return err;
+}
+
+/* A rank whose block is tiny.  It comes by message: bare when every
+ * block was tiny (scatterv_bare(): the message is as long as this rank's
+ * receive, and no rank touches the area), else behind a head (32 bytes
+ * longer), which names the area operations the others take so that this
+ * rank skips them too.  Only a program whose counts differ between the
+ * root and this rank could send a head-form message this rank's size; the
+ * head is checked, and a block of the wrong size is an error. */
 static int scatterv_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, uz_comm *comm, size_t have)
 {
     unsigned char buf[sizeof(struct sv_head) + SV_MSG_MAX];
-    struct uz_sched *s = NULL;
     struct sv_head h;
-    int err = uz_sched_blocking(comm, &s);
+    size_t got = 0;
+    int tag = uz_coll_next_tag(comm);
+    int err = tiny_recv(buf, (MPI_Count)sizeof(buf), uz_byte_type(), tag, x, comm, &got);
     if (err)
-        return err;
-    uz_sched_immediate(s);
-    uz_sched_recv(s, buf, (MPI_Count)sizeof(buf), uz_byte_type(), x->root);
-    if ((err = uz_sched_run(s)))
         return err;     /* the root's message did not come: it failed before the area */
+    if (got == have && have <= SV_MSG_MAX) {
+        unpack_range(x->mine, x->mine_count, x->mine_dt, 0, have, buf);
+        uz_coll_chose(UZ_COLL_OP_SCATTER, SCATTER_LINEAR);
+        return MPI_SUCCESS;
+    }
     memcpy(&h, buf, sizeof(h));
+    if (got < sizeof(h) || h.mode != SV_MSG || got != sizeof(h) + (sv_inline((size_t)h.len) ? (size_t)h.len : 0))
+        return uz_err_make(got > have ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER,
+                           "MPI_Scatterv: this rank's block has %zu bytes, the root sent a message of %zu; "
+                           "the root's count for this rank differs from this rank's",
+                           have, got);
     if (h.len > have) {
         err = uz_err_make(MPI_ERR_TRUNCATE, "MPI_Scatterv: this rank's block has %zu bytes, the root sent %llu",
                           have, (unsigned long long)h.len);
@@ -2037,8 +2098,8 @@ static int scatterv_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted *x, 
     if (!sv_inline((size_t)h.len)) {
         /* Received even when too long (then truncated), so that it does
          * not stay behind to match a later call's receive. */
-        uz_sched_recv(s, x->mine, x->mine_count, x->mine_dt, x->root);
-        int rest_err = uz_sched_continue(s);
+        size_t rest = 0;
+        int rest_err = tiny_recv(x->mine, x->mine_count, x->mine_dt, tag, x, comm, &rest);
         err = err ? err : rest_err;
     }
     /* The heads' operation, the pieces', and the pulls' end. */
