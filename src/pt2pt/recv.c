@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy_small.h"
 #include "base/errors.h"
 #include "base/params.h"
 #include "base/runtime.h"
@@ -71,7 +72,7 @@ static void recv_put(uz_request *r, size_t offset, const void *src, size_t len)
     if (len == 0)
         return;
     if (r->contig) {
-        memcpy(r->contig + offset, src, len);
+        uz_copy_small(r->contig + offset, src, len);
     } else {
         uz_dt_cursor_seek(r->cursor, offset);
         uz_dt_cursor_unpack(r->cursor, src, len);

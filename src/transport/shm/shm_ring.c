@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy_small.h"
 #include "base/errors.h"
 #include "base/trace_stages.h"
 #include "base/wake_fence.h"
@@ -123,10 +124,10 @@ static UZ_ALWAYS_INLINE int ring_send(int peer, const void *hdr, size_t hdr_len,
     }
     struct shm_slot *slot = &tx->slots[idx];
     unsigned char *dst = slot->bytes;
-    memcpy(dst, hdr, hdr_len);
+    uz_copy_small(dst, hdr, hdr_len);
     if (pl->len) {
         if (pl->contig)
-            memcpy(dst + hdr_len, pl->contig, pl->len);
+            uz_copy_small(dst + hdr_len, pl->contig, pl->len);
         else
             pl->pack(pl->pack_ctx, dst + hdr_len, pl->len);
     }
