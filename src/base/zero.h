@@ -6,8 +6,8 @@
  * of the 8-byte message rate it held 60 % of uz_request_new()'s samples
  * (a request per message on each side); clearing with stores instead,
  * the 8-64 byte message rate measured 1.00-1.07 of before (one series
- * 0.95 at 16 bytes; medians of twelve alternating runs).  Only for the hot paths' objects; elsewhere memset
- * is fine.
+ * 0.95 at 16 bytes; medians of twelve alternating runs).  Only for the
+ * hot paths' objects; elsewhere memset is fine.
  */
 #ifndef UZ_BASE_ZERO_H
 #define UZ_BASE_ZERO_H

@@ -180,20 +180,22 @@ static inline int uz_varray_given(struct uz_varray v)
 
 /* The same as uz_coll_counts/displs into the caller's `out` (n entries;
  * NULL when the array is). */
-static inline MPI_Count *uz_coll_counts_into(MPI_Count *out, int n, struct uz_varray v)
+static inline int64_t *uz_varray_into(int64_t *out, int n, struct uz_varray v)
 {
     if (!uz_varray_given(v))
         return NULL;
-    uz_varray_convert((int64_t *)out, n, v);
+    uz_varray_convert(out, n, v);
     return out;
+}
+
+static inline MPI_Count *uz_coll_counts_into(MPI_Count *out, int n, struct uz_varray v)
+{
+    return (MPI_Count *)uz_varray_into((int64_t *)out, n, v);
 }
 
 static inline MPI_Aint *uz_coll_displs_into(MPI_Aint *out, int n, struct uz_varray v)
 {
-    if (!uz_varray_given(v))
-        return NULL;
-    uz_varray_convert((int64_t *)out, n, v);
-    return out;
+    return (MPI_Aint *)uz_varray_into((int64_t *)out, n, v);
 }
 
 /* A blocking call converts the per-rank arrays of this many ranks or fewer

@@ -2236,20 +2236,6 @@ static int scatterv_heads(struct uz_coll_shm *sh, const struct uz_shm_rooted *x,
     return err;
 }
 
-/* Scatterv between two ranks whose one block to move is tiny: linear's
- * message, from the root's buffer into the other rank's.  The head and the
- * area operations that scatterv_heads() adds carry what a rank must learn
- * of the other ranks' blocks (how many pieces and pulls the call took), and
- * with two ranks there are none: both sides know the block's size (the
- * root from its counts, the other from its own receive, equal in a correct
- * program, as across the v forms' other limits).  Linear took 83-86 ns a
- * call, the area's tiny path 96-102. */
-static int pair_block_tiny(const struct uz_shm_rooted *x, int me)
-{
-    size_t b = me == x->root ? root_len(x, 1 - me) : (size_t)(x->mine_count * x->mine_dt->size);
-    return v_eager(UZ_COLL_OP_SCATTER, b, 2);
-}
-
 /* The root's arrays of a v form are there and its counts not negative:
  * else the message-passing path reports the error, before waiting for
  * anyone. */
@@ -2291,8 +2277,6 @@ int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm)
         if (!uz_coll_shm_rooted_v(x->to_root ? UZ_COLL_OP_GATHER : UZ_COLL_OP_SCATTER, over,
                                   !over && can_read_all(comm)) ||
             !plan_fits(p))
-            return UZ_SHM_DECLINED;
-        if (p == 2 && !x->to_root && pair_block_tiny(x, me))
             return UZ_SHM_DECLINED;
     }
     struct uz_coll_shm *sh = shm_of(comm);
