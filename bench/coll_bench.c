@@ -5,19 +5,22 @@
  *
  *   coll_bench barrier|bcast|reduce|allreduce|allgather|allgatherv|gather|
  *              gatherv|scatter|scatterv|alltoall|alltoallv|alltoallw|
- *              reduce_scatter|reduce_scatter_v|scan|exscan [min_bytes max_bytes]
+ *              reduce_scatter|reduce_scatter_v|scan|exscan|
+ *              gather_p2p|scatter_p2p [min_bytes max_bytes]
  *
  * Prints "bytes microseconds" lines, sizes from min to max by factors of 8
  * (and max itself).  "bytes" is the message of one rank: the vector of a
  * reduction (doubles, MPI_SUM), the broadcast buffer, the block each rank
  * contributes to an allgather or sends to each peer in an alltoall; for
  * reduce_scatter (MPI_Reduce_scatter_block) and reduce_scatter_v
- * (MPI_Reduce_scatter with equal counts), the block each rank receives.
- * The v and w variants use equal counts, so they compare with the plain
- * ones: the difference is what the argument vectors cost.  A point is the time per
- * call averaged over the ranks (as OSU does), best of several repetitions,
- * each long enough (about 0.1 s) to swamp the clock; every repetition
- * starts from a barrier.
+ * (MPI_Reduce_scatter with equal counts), the block each rank receives. The
+ * v and w variants use equal counts, so they compare with the plain ones:
+ * the difference is what the argument vectors cost.  gather_p2p and
+ * scatter_p2p are linear Gather and Scatter written with MPI_Send and
+ * MPI_Recv (rooted_p2p), the same messages without the collective layer.  A
+ * point is the time per call averaged over the ranks (as OSU does), best of
+ * several repetitions, each long enough (about 0.1 s) to swamp the clock;
+ * every repetition starts from a barrier.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -37,11 +40,12 @@ static MPI_Datatype *bytes_types;
  * further down the list. */
 enum op_kind {
     BARRIER, BCAST, REDUCE, ALLREDUCE, ALLGATHER, GATHER, SCATTER, ALLTOALL, ALLTOALLV, REDUCE_SCATTER,
-    REDUCE_SCATTER_V, SCAN, EXSCAN, ALLGATHERV, GATHERV, SCATTERV, ALLTOALLW, OP_KINDS
+    REDUCE_SCATTER_V, SCAN, EXSCAN, ALLGATHERV, GATHERV, SCATTERV, ALLTOALLW, GATHER_P2P, SCATTER_P2P, OP_KINDS
 };
 static const char *const op_names[OP_KINDS] = {
     "barrier", "bcast", "reduce", "allreduce", "allgather", "gather", "scatter", "alltoall", "alltoallv",
     "reduce_scatter", "reduce_scatter_v", "scan", "exscan", "allgatherv", "gatherv", "scatterv", "alltoallw",
+    "gather_p2p", "scatter_p2p",
 };
 
 static int op_kind_of(const char *name)
@@ -50,6 +54,29 @@ static int op_kind_of(const char *name)
         if (!strcmp(name, op_names[k]))
             return k;
     return -1;
+}
+
+/* Linear Gather and Scatter written with MPI_Send and MPI_Recv, blocks in
+ * rank order and the root's own block copied last: what the collective's
+ * messages cost by themselves, so that gather/gather_p2p shows what an
+ * implementation's collective layer adds around them. */
+static void rooted_p2p(int to_root, int b)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    if (rank != 0) {
+        if (to_root)
+            MPI_Send(sbuf, b, MPI_BYTE, 0, 1, w);
+        else
+            MPI_Recv(rbuf, b, MPI_BYTE, 0, 1, w, MPI_STATUS_IGNORE);
+        return;
+    }
+    for (int i = 1; i < size; i++) {
+        if (to_root)
+            MPI_Recv(rbuf + (size_t)i * (size_t)b, b, MPI_BYTE, i, 1, w, MPI_STATUS_IGNORE);
+        else
+            MPI_Send(sbuf + (size_t)i * (size_t)b, b, MPI_BYTE, i, 1, w);
+    }
+    memcpy(rbuf, sbuf, (size_t)b);     /* the root's own block: slot 0 of either buffer */
 }
 
 static void one(int op, size_t bytes)
@@ -76,6 +103,8 @@ static void one(int op, size_t bytes)
     case ALLTOALLW:
         MPI_Alltoallw(sbuf, counts, wdispls, bytes_types, rbuf, counts, wdispls, bytes_types, w);
         break;
+    case GATHER_P2P: rooted_p2p(1, b); break;
+    case SCATTER_P2P: rooted_p2p(0, b); break;
     }
 }
 

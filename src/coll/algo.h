@@ -113,6 +113,11 @@ struct uz_coll_kind {
     enum uz_coll_arrays arrays;
     /* Add the operation's steps to s: its message-passing algorithm. */
     int (*build)(struct uz_sched *s, const struct uz_coll_args *a);
+    /* A blocking intracommunicator call that shm() declined is offered
+     * next to this (NULL: none): the algorithm build() would choose, run
+     * by direct.h without a schedule where that is a handful of messages;
+     * UZ_SHM_DECLINED otherwise. */
+    int (*direct)(const struct uz_coll_args *a, uz_comm *comm);
 };
 
 
@@ -229,19 +234,23 @@ static inline int uz_coll_runs_immediately(const struct uz_coll_args *a)
  * output) or persistent (its MPI_*_init): takes the library lock, offers
  * a blocking intracommunicator call to the shared-memory algorithm, else
  * gets a schedule, keeps the datatypes and operation alive for calls that
- * outlive this one, copies the v arrays, builds, and runs or starts it.
+ * outlive this one, copies the v arrays, builds, and runs or starts it
+ * (a blocking one whose algorithm is a few messages may run it directly,
+ * kind->direct).
  * Inline, so that each operation's entry folds its constant kind (the
  * indirect calls of one shared prologue cost a 70 ns barrier about 5 ns). */
 static inline int uz_coll_call_locked(const struct uz_coll_kind *k, const struct uz_coll_args *a,
                                       uz_comm *comm, enum uz_coll_mode mode, MPI_Request *request)
 {
-    if (k->shm && mode == UZ_COLL_BLOCKING && !comm->is_inter) {
-        int rc = k->shm(a, comm, uz_shm_want(*k->tunable, k->shm_choice));
-        if (rc != UZ_SHM_DECLINED) {
+    if (mode == UZ_COLL_BLOCKING && !comm->is_inter) {
+        int rc;
+        if (k->shm && (rc = k->shm(a, comm, uz_shm_want(*k->tunable, k->shm_choice))) != UZ_SHM_DECLINED) {
             if (!k->shm_chooses)
                 uz_coll_chose(k->op, k->shm_choice);
             return rc;
         }
+        if (k->direct && (rc = k->direct(a, comm)) != UZ_SHM_DECLINED)
+            return rc;
     }
     struct uz_sched *s;
     int err = uz_coll_begin(comm, mode, &s);

@@ -67,9 +67,12 @@ struct uz_shm_rooted {
 };
 
 /* Through the area, or by one copy between the root's buffer and each
- * rank's (uz_coll_shm_rooted() in coll_policy.h says which); records the
- * choice (coll_chosen.h) itself. */
-int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm);
+ * rank's; records the choice (coll_chosen.h) itself.  `alg` is what
+ * uz_coll_shm_rooted() (coll_policy.h) chose for a plain call's block of
+ * `b` bytes, which its caller asked before describing the call (and
+ * declined there when that was UZ_ALG_AUTO); -1 for the v forms, whose
+ * root decides per block. */
+int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm, int alg, size_t b);
 int uz_shm_alltoall(const void *sendbuf, MPI_Count scount, uz_datatype *stype, void *recvbuf,
                     MPI_Count rcount, uz_datatype *rtype, uz_comm *comm, int alg);
 

@@ -10,6 +10,7 @@
 
 #include "base/errors.h"
 #include "coll/coll_wait.h"
+#include "coll/direct.h"
 #include "coll/sched.h"
 #include "datatype/dt_engine.h"
 #include "pt2pt/pt2pt.h"
@@ -325,7 +326,8 @@ static void start_step(struct uz_sched *s, struct uz_step *st)
     case UZ_STEP_RECV:
         err = st->read_next
             ? uz_pt2pt_recv_to_read(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, &st->req)
-            : uz_pt2pt_recv_quick(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, &st->req);
+            : uz_pt2pt_recv_quick(st->buf, st->count, st->dt, st->peer, tag, &comm->p2p_coll, MPI_STATUS_IGNORE,
+                                  &st->req);
         break;
     case UZ_STEP_REDUCE:
         uz_reducer_apply(&s->red, st->src, st->buf, st->count);
@@ -400,19 +402,8 @@ void uz_sched_immediate(struct uz_sched *s)
 static int pending_settled(void *arg)
 {
     struct uz_sched *s = arg;
-    int kept = 0;
-    for (int i = 0; i < s->npending; i++) {
-        uz_request *r = s->pending[i];
-        if (!uz_request_is_complete(r)) {
-            s->pending[kept++] = r;
-            continue;
-        }
-        if (r->status.MPI_ERROR && !s->err)
-            s->err = r->status.MPI_ERROR;
-        uz_request_release(r);
-    }
-    s->npending = kept;
-    return kept == 0;
+    s->npending = uz_coll_requests_settle(s->pending, s->npending, &s->err);
+    return s->npending == 0;
 }
 
 static void settle(struct uz_sched *s)
@@ -474,7 +465,7 @@ static void message_now(struct uz_sched *s, enum uz_step_kind kind, const void *
     uz_request *req = NULL;
     int err = kind == UZ_STEP_SEND
         ? uz_pt2pt_send_quick(buf, count, dt, peer, tag, &comm->p2p_coll, UZ_SEND_STANDARD, &req)
-        : uz_pt2pt_recv_quick((void *)buf, count, dt, peer, tag, &comm->p2p_coll, &req);
+        : uz_pt2pt_recv_quick((void *)buf, count, dt, peer, tag, &comm->p2p_coll, MPI_STATUS_IGNORE, &req);
     if (UZ_UNLIKELY(err)) {
         if (!s->err)
             s->err = err;

@@ -83,10 +83,11 @@ int uz_pt2pt_recv(void *buf, MPI_Count count, uz_datatype *dt, int source, int t
 
 /* A nonblocking receive as uz_pt2pt_recv with `out`, except that a message
  * from a named source and tag whose bytes are all here already is taken at
- * once: *out NULL, and the receive's error (MPI_ERR_TRUNCATE) returned (a
- * collective schedule's receives of messages its peers sent ahead). */
+ * once: *out NULL, `status` (or MPI_STATUS_IGNORE) filled, and the
+ * receive's error (MPI_ERR_TRUNCATE) returned (a collective schedule's
+ * receives of messages its peers sent ahead). */
 int uz_pt2pt_recv_quick(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
-                        const struct uz_p2p_comm *pc, uz_request **out);
+                        const struct uz_p2p_comm *pc, MPI_Status *status, uz_request **out);
 
 /* A nonblocking receive from a named source whose hooks (request.h) are
  * in place before it is posted, so they run even for a message that is

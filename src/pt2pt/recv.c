@@ -828,7 +828,7 @@ int uz_pt2pt_recv_hooked(void *buf, MPI_Count count, uz_datatype *dt, int source
 }
 
 int uz_pt2pt_recv_quick(void *buf, MPI_Count count, uz_datatype *dt, int source, int tag,
-                        const struct uz_p2p_comm *pc, uz_request **out)
+                        const struct uz_p2p_comm *pc, MPI_Status *status, uz_request **out)
 {
     if (source == MPI_PROC_NULL || source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG)
         return uz_pt2pt_recv(buf, count, dt, source, tag, pc, NULL, out);
@@ -837,7 +837,7 @@ int uz_pt2pt_recv_quick(void *buf, MPI_Count count, uz_datatype *dt, int source,
         return uz_pt2pt_recv(buf, count, dt, source, tag, pc, NULL, out);
     *out = NULL;
     if (takes_plainly(u, count, dt)) {
-        take_plainly(u, buf, dt, MPI_STATUS_IGNORE);
+        take_plainly(u, buf, dt, status);
         return MPI_SUCCESS;
     }
     /* All of it is here: taken at once, as a blocking receive takes it,
@@ -849,6 +849,7 @@ int uz_pt2pt_recv_quick(void *buf, MPI_Count count, uz_datatype *dt, int source,
         uz_unexpected_dequeue(u);
         uz_recv_take(&r, u);
         err = r.status.MPI_ERROR;
+        uz_request_copy_status(&r, status);
     }
     uz_request_cleanup_on_stack(&r);
     return err;
