@@ -16,6 +16,7 @@
 #include "coll/algo.h"
 #include "coll/coll_shm.h"
 #include "coll/coll_tune.h"
+#include "coll/direct.h"
 
 static void bcast_binomial(struct uz_sched *s, void *buf, MPI_Count count, uz_datatype *dt, int root)
 {
@@ -154,6 +155,55 @@ static int build_bcast_inter(struct uz_sched *s, void *buf, MPI_Count count, uz_
     return err;
 }
 
+/* ------------------------------------------------------------ direct */
+
+/* A blocking call that the shared area declined, whose algorithm is
+ * binomial or linear, on at most UZ_COLL_ARRAYS_ON_STACK ranks: the
+ * builders' messages in their order, started at once (direct.h), the
+ * receive from the parent waited for before the sends to the children as
+ * the schedule's fence waits. */
+static int direct_bcast(const struct uz_coll_args *a, uz_comm *comm)
+{
+    void *buf = a->recvbuf;
+    MPI_Count count = a->rcount;
+    uz_datatype *dt = a->rtype;
+    int p = comm->size, r = comm->rank, root = a->root;
+    if (p > UZ_COLL_ARRAYS_ON_STACK)
+        return UZ_SHM_DECLINED;
+    int alg = -1;
+    if (p > 1 && count > 0 && dt->size > 0) {
+        struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_BCAST, comm, (size_t)(count * dt->size));
+        alg = uz_coll_mp_choice(&sit);
+        if (alg == BCAST_SCATTER_ALLGATHER)
+            return UZ_SHM_DECLINED;
+        uz_coll_chose(UZ_COLL_OP_BCAST, alg);
+    }
+    uz_request *room[UZ_COLL_ARRAYS_ON_STACK];
+    struct uz_coll_direct d;
+    uz_coll_direct_begin(&d, comm, room);     /* a call with nothing to move still takes its number */
+    if (alg == BCAST_LINEAR) {
+        if (r != root)
+            uz_coll_direct_recv(&d, buf, count, dt, root);
+        else
+            for (int i = 1; i < p; i++)
+                uz_coll_direct_send(&d, buf, count, dt, (root + i) % p);
+    } else if (alg >= 0) {
+        int vr = (r - root + p) % p, mask = 1;
+        while (mask < p) {
+            if (vr & mask) {
+                uz_coll_direct_recv(&d, buf, count, dt, (r - mask + p) % p);
+                uz_coll_direct_end(&d);
+                break;
+            }
+            mask <<= 1;
+        }
+        for (mask >>= 1; mask > 0; mask >>= 1)
+            if (vr + mask < p)
+                uz_coll_direct_send(&d, buf, count, dt, (r + mask) % p);
+    }
+    return uz_coll_direct_end(&d);
+}
+
 /* ------------------------------------------------------------ entry points */
 
 static int shm_bcast(const struct uz_coll_args *a, uz_comm *comm, int want)
@@ -171,7 +221,7 @@ static int build(struct uz_sched *s, const struct uz_coll_args *a)
 static const struct uz_coll_kind bcast = {
     .name = "MPI_Bcast",
     .shm = shm_bcast, .tunable = &uz_config.coll_bcast, .shm_choice = BCAST_SHM, .build = build,
-    .op = UZ_COLL_OP_BCAST,
+    .direct = direct_bcast, .op = UZ_COLL_OP_BCAST,
 };
 
 /* The buffer is the receive side of the arguments (every rank's result). */
