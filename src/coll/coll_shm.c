@@ -2003,6 +2003,22 @@ static int scatterv_bare(const struct uz_shm_rooted *x, uz_comm *comm)
     return err;
 }
 
+/* The root's arrays are valid (as root_arrays_valid()) and every other
+ * rank's block is tiny and fits a slot, so that scatterv_heads() would end
+ * in scatterv_bare(). */
+static int scatterv_all_bare(const struct uz_shm_rooted *x, int me, int p)
+{
+    if (!uz_varray_given(*x->counts) || !uz_varray_given(*x->displs))
+        return 0;
+    for (int i = 0; i < p; i++) {
+        MPI_Count c = uz_varray_at(*x->counts, i);
+        size_t len = (size_t)(c * x->all_dt->size);
+        if (c < 0 || (i != me && (len > SV_MSG_MAX || !v_eager(UZ_COLL_OP_SCATTER, len, p))))
+            return 0;
+    }
+    return 1;
+}
+
 /* The root when every other rank's block is tiny, some too large for a
  * slot: messages only, each behind its head, from a staging buffer, and
  * the heads' operation skipped as the others skip it. */
@@ -2010,10 +2026,7 @@ static int scatterv_all_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted 
 {
     int me = sh->me, p = sh->p, err;
     struct uz_sched *s = NULL;
-    int bare = 1;
-    for (int i = 0; i < p && bare; i++)
-        bare = i == me || root_len(x, i) <= SV_MSG_MAX;
-    if (bare)
+    if (scatterv_all_bare(x, me, p))
         return scatterv_bare(x, comm);
     skip_ops(sh, &sh->lanes[0], 1);
     if ((err = uz_sched_blocking(comm, &s)))
@@ -2255,22 +2268,6 @@ static int root_arrays_valid(const struct uz_shm_rooted *x, int p)
     for (int i = 0; i < p; i++)
         if (uz_varray_at(*c, i) < 0)
             return 0;
-    return 1;
-}
-
-/* The root's arrays are valid (as root_arrays_valid()) and every other
- * rank's block is tiny and fits a slot, so that scatterv_heads() would end
- * in scatterv_bare(). */
-static int scatterv_all_bare(const struct uz_shm_rooted *x, int me, int p)
-{
-    if (!uz_varray_given(*x->counts) || !uz_varray_given(*x->displs))
-        return 0;
-    for (int i = 0; i < p; i++) {
-        MPI_Count c = uz_varray_at(*x->counts, i);
-        size_t len = (size_t)(c * x->all_dt->size);
-        if (c < 0 || (i != me && (len > SV_MSG_MAX || !v_eager(UZ_COLL_OP_SCATTER, len, p))))
-            return 0;
-    }
     return 1;
 }
 
