@@ -112,6 +112,19 @@ udp_add_test(udp.killed.icmp.loop 120 "" "")
 add_test(NAME udp.killed.icmp.netns
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_killed.sh ${UZ_MPIEXEC} $<TARGET_FILE:udp_killed> netns icmp)
 udp_add_test(udp.killed.icmp.netns 120 netns "")
+# What a killed peer sent just before it died is delivered, though the
+# ICMP answer that reveals its death is reported ahead of it.
+add_executable(udp_last_words udp_last_words.c)
+target_link_libraries(udp_last_words PRIVATE mpi_abi)
+add_test(NAME udp.last_words.loop COMMAND ${UZ_MPIEXEC} -n 2 --timeout 60 $<TARGET_FILE:udp_last_words>)
+udp_add_test(udp.last_words.loop 90 "" "UZURA_SHM=0;UZURA_NET=udp;UZURA_UDP_PEER_TIMEOUT=600")
+add_test(NAME udp.last_words.netns
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/udp_netns_run.sh 2 1 ${UZ_MPIEXEC} $<TARGET_FILE:udp_last_words>)
+udp_add_test(udp.last_words.netns 90 netns "UZURA_UDP_PEER_TIMEOUT=600;UZ_TEST_TIMEOUT=60")
+# mpiexec reports rank 1's parent, killed to end the job: the verdict is
+# what rank 0 prints.
+set_tests_properties(udp.last_words.loop udp.last_words.netns PROPERTIES
+                     PASS_REGULAR_EXPRESSION "udp_last_words: PASS" SKIP_REGULAR_EXPRESSION "SKIPPED")
 # ... and in the middle of a large message sent straight from the user's
 # buffer (held by the transport until acknowledged).
 add_test(NAME udp.killed.midway.loop

@@ -228,15 +228,23 @@ int udp_link_recv(struct udp_in *in, int max)
         }
     }
     int r;
-    do
+    for (int refused = 0;;) {
         r = recvmmsg(udp.fd, m, (unsigned)vlen, MSG_DONTWAIT, NULL);
-    while (r < 0 && errno == EINTR);
-    udp.rx_more = r == vlen;
-    if (r < 0) {
-        if (errno != EAGAIN && errno != EWOULDBLOCK)
-            udp_link_errors();
-        return 0;
+        if (r >= 0 || errno == EAGAIN || errno == EWOULDBLOCK)
+            break;
+        if (errno == EINTR)
+            continue;
+        /* The kernel reports a pending ICMP error ahead of the datagrams
+         * already queued, and this call used it up: note the error, then
+         * read again, so what a peer sent before it died is not left
+         * behind the news of its death. */
+        udp_link_errors();
+        if (++refused > 4)
+            break;
     }
+    udp.rx_more = r == vlen;
+    if (r < 0)
+        return 0;
     int n = 0;
     for (int i = 0; i < r && n < max; i++) {
         unsigned char *buf = iov[i].iov_base;

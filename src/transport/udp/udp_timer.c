@@ -69,11 +69,17 @@ void udp_peer_declare_dead(struct udp_peer *p, const char *why)
 }
 
 /* Declare dead the peers udp_link_errors() found gone.  Called where no
- * window is being walked: the end of a progress call, a peer's timer. */
+ * window is being walked and no timer is running: the end of a progress
+ * call.  What a gone peer sent before it died may still be queued behind
+ * the ICMP error (our datagram to its closed port left after its last one
+ * to us), so the socket is read first and that is delivered, as it would
+ * be from a peer that exited cleanly. */
 void udp_reap_gone(void)
 {
     if (!udp.gone_pending)
         return;
+    for (int i = 0; i < 16 && udp_link_rx_queued() > 0; i++)
+        udp_recv_poll();
     udp.gone_pending = 0;
     for (int i = 0; i < udp.nlive; i++) {
         struct udp_peer *p = udp.live[i];

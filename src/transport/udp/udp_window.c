@@ -753,9 +753,8 @@ void udp_window_on_timer(struct udp_peer *p, long now)
             return;
         }
         udp_link_errors();              /* gone without a word? */
-        udp_reap_gone();
-        if (p->dead)
-            return;
+        if (p->gone)
+            return;                     /* declared dead at the end of this progress call */
         /* Is it still there?  A live receiver answers a probe by
          * repeating its STOP (or with the GO we missed). */
         udp.stats.pings++;
@@ -776,9 +775,8 @@ void udp_window_on_timer(struct udp_peer *p, long now)
      * process is gone (an ICMP error whose report sendmmsg may have
      * swallowed). */
     udp_link_errors();
-    udp_reap_gone();
-    if (p->dead)
-        return;
+    if (p->gone)
+        return;                         /* declared dead at the end of this progress call */
     udp.stats.timeouts++;
     p->retries++;
     if (now - p->alive_ns > udp.conf.peer_timeout_ns ||
