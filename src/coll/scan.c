@@ -8,8 +8,12 @@
  * Both combine in rank order, so any operation works.  Scans are not
  * defined on intercommunicators.
  */
+#include <string.h>
+
 #include "coll/algo.h"
 #include "coll/coll_tune.h"
+#include "coll/direct.h"
+#include "datatype/dt_engine.h"
 
 /* After MPICH's scan_intra_recursive_doubling and its exscan sibling.
  * `result` is this rank's output vector (working form); for Exscan rank 0
@@ -134,6 +138,107 @@ static int build_scan(struct uz_sched *s, const void *sendbuf, void *recvbuf, MP
     return s->build_err;
 }
 
+/* ------------------------------------------------------------ direct */
+
+/* Up to this many bytes a chain rank's scratch (the prefix it receives or
+ * the one it passes on) is on its stack. */
+enum { DIRECT_SCAN_MAX = 1024 };
+
+/* A blocking linear Scan/Exscan of a predefined operation on a contiguous
+ * vector of at most DIRECT_SCAN_MAX bytes: scan_linear's messages in its
+ * order, started at once (direct.h), the receive from the rank below
+ * waited for before the combining and the send to the rank above, as the
+ * schedule's fence waits.  Between two ranks an Exscan is then one message
+ * and a Scan one message and one combining, where the schedule's
+ * bookkeeping around them was most of a tiny call.  The reducer is the
+ * blocking schedule's, which keeps a predefined (op, datatype) pair's
+ * kernel from call to call (sched.h). */
+static int direct_scan(const struct uz_coll_args *a, uz_comm *comm, int exclusive)
+{
+    const void *sendbuf = a->sendbuf;
+    void *recvbuf = a->recvbuf;
+    MPI_Count count = a->rcount;
+    uz_datatype *dt = a->rtype;
+    size_t bytes = (size_t)(count * dt->size);
+    struct uz_coll_state *cs;
+    if (bytes > DIRECT_SCAN_MAX || !uz_dt_is_contig(dt, count) || !(cs = uz_coll_state_of(comm)))
+        return UZ_SHM_DECLINED;
+    const struct uz_reducer *red = &cs->blocking.red;
+    int err = uz_sched_reducer(&cs->blocking, a->op, dt);
+    if (UZ_UNLIKELY(err))
+        return err;
+    if (!red->packed)
+        return UZ_SHM_DECLINED;         /* a user operation: the schedule's typed form */
+    if (UZ_UNLIKELY(sendbuf == MPI_IN_PLACE) && (err = uz_coll_check_in_place(comm, sendbuf, 0, 0, "sendbuf")))
+        return err;
+    if (UZ_UNLIKELY(sendbuf == recvbuf && sendbuf != NULL && bytes > 0))
+        return uz_err_make(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (use MPI_IN_PLACE)");
+    int p = comm->size, r = comm->rank;
+    if (bytes > 0) {
+        struct uz_coll_situation sit = uz_coll_situation(UZ_COLL_OP_SCAN, comm, bytes);
+        int alg = uz_coll_mp_choice(&sit);
+        if (alg != SCAN_LINEAR)
+            return UZ_SHM_DECLINED;
+        uz_coll_chose(UZ_COLL_OP_SCAN, alg);
+    }
+    uz_request *room[2];
+    struct uz_coll_direct d;
+    uz_coll_direct_begin(&d, comm, room);     /* a call with nothing to move still takes its number */
+    if (bytes == 0)
+        return uz_coll_direct_end(&d);
+    MPI_Count n = uz_reducer_units(red, count), k = n * red->mult;
+    uz_datatype *x = red->xtype;
+    const char *in = (const char *)(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf) + dt->true_lb;
+    char *res = (char *)recvbuf + dt->true_lb;
+    unsigned char scratch[DIRECT_SCAN_MAX];
+    if (exclusive) {
+        /* Rank i receives the prefix of ranks below it into its result and
+         * passes on prefix op mine (mine saved first: in place, the result
+         * is the input).  Rank 0's buffer is left alone. */
+        if (r == 0) {
+            if (p > 1)
+                uz_coll_direct_send(&d, in, k, x, 1);
+            return uz_coll_direct_end(&d);
+        }
+        if (r < p - 1)
+            memcpy(scratch, in, bytes);
+        uz_coll_direct_recv(&d, res, k, x, r - 1);
+        uz_coll_direct_end(&d);
+        if (r < p - 1) {
+            uz_reducer_apply(red, res, scratch, n);
+            uz_coll_direct_send(&d, scratch, k, x, r + 1);
+        }
+        return uz_coll_direct_end(&d);
+    }
+    if (r == 0) {
+        if (res != in)
+            memcpy(res, in, bytes);
+    } else if (red->commutative && res != in) {
+        uz_coll_direct_recv(&d, res, k, x, r - 1);      /* mine op prefix = prefix op mine */
+        uz_coll_direct_end(&d);
+        uz_reducer_apply(red, in, res, n);
+    } else {
+        uz_coll_direct_recv(&d, scratch, k, x, r - 1);
+        if (res != in)
+            memcpy(res, in, bytes);
+        uz_coll_direct_end(&d);
+        uz_reducer_apply(red, scratch, res, n);          /* prefix op mine */
+    }
+    if (r < p - 1)
+        uz_coll_direct_send(&d, r == 0 ? in : res, k, x, r + 1);
+    return uz_coll_direct_end(&d);
+}
+
+static int direct_inclusive(const struct uz_coll_args *a, uz_comm *comm)
+{
+    return direct_scan(a, comm, 0);
+}
+
+static int direct_exclusive(const struct uz_coll_args *a, uz_comm *comm)
+{
+    return direct_scan(a, comm, 1);
+}
+
 /* ------------------------------------------------------------ entry points */
 
 static int build_inclusive(struct uz_sched *s, const struct uz_coll_args *a)
@@ -158,11 +263,11 @@ static int shm_exclusive(const struct uz_coll_args *a, uz_comm *comm, int want)
 
 static const struct uz_coll_kind scan = {
     .name = "MPI_Scan", .shm = shm_inclusive, .tunable = &uz_config.coll_scan, .shm_choice = SCAN_SHM,
-    .op = UZ_COLL_OP_SCAN, .build = build_inclusive,
+    .op = UZ_COLL_OP_SCAN, .build = build_inclusive, .direct = direct_inclusive,
 };
 static const struct uz_coll_kind exscan = {
     .name = "MPI_Exscan", .shm = shm_exclusive, .tunable = &uz_config.coll_scan, .shm_choice = SCAN_SHM,
-    .op = UZ_COLL_OP_SCAN, .build = build_exclusive,
+    .op = UZ_COLL_OP_SCAN, .build = build_exclusive, .direct = direct_exclusive,
 };
 
 static int call(const struct uz_coll_kind *k, const void *sendbuf, void *recvbuf, MPI_Count count,
