@@ -117,9 +117,8 @@
     X(REDUCE_SCATTER_SHM, "shm", UZ_COLL_SHM_HELP)
 
 #define UZ_COLL_SCAN_ALGORITHMS(X)                                                             \
-    X(SCAN_AUTO, "auto", "shm above EAGER_LIMIT with more ranks than cores (beyond 4 ranks "  \
-      "while bytes x ranks <= 512 KiB); linear up to 8 ranks, from 16 KiB or with more ranks " \
-      "than cores; else recursive_doubling")                                                   \
+    X(SCAN_AUTO, "auto", "shm from EAGER_LIMIT with more ranks than cores; linear up to 8 "   \
+      "ranks, from 16 KiB or with more ranks than cores; else recursive_doubling")             \
     X(SCAN_RECURSIVE_DOUBLING, "recursive_doubling", "log2 p exchanges of partial results")    \
     X(SCAN_LINEAR, "linear", "each rank passes its prefix to the next")                        \
     X(SCAN_SHM, "shm", UZ_COLL_SHM_HELP)

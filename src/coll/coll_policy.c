@@ -109,27 +109,22 @@ static int wanted(int want, size_t bytes, enum shm_class cls, int oversubscribed
 }
 
 /* Scan/Exscan through the area (coll_shm_scan.c) with more ranks than
- * cores, for vectors above EAGER_LIMIT: there each hop of the chain is a
+ * cores, from EAGER_LIMIT: there each hop of the message-passing chain is a
  * rendezvous, and each of its steps a trip through the scheduler, where in
- * the area each rank waits once, for the ranks below it to have written.
- * Measured np 4 on 2 cores: Scan 24 KiB 7.3 us against the chain's 38.8,
- * 32 KiB 10.3 against 40.7, 256 KiB 79 against 97, 2 MiB 763 against 995;
- * Exscan 32 KiB 8.2 against 37.9, 256 KiB 63 against 95.  Up to the eager
- * limit the chain's eager messages pipeline back-to-back calls as well or
- * better (np 4 8 KiB: 3.2 us against 3.8).  But rank i combines i vectors
- * where the chain's ranks combine one each: at np 8 the area won up to 64
- * KiB (73.6 us against 88.5) and lost from 128 KiB (138 against 87), so
- * beyond 4 ranks only while bytes x ranks stays within 512 KiB.  With a
- * core per rank the chain stays: at np 2 its one-copy rendezvous made
- * Exscan 2-4x faster from 256 KiB (more ranks, each with a core, were not
- * measured here). */
+ * the area's chain a rank waits for a word.  Measured on 2 cores, medians
+ * of 5-7 runs (2026-11-28): np 4 Exscan 16 KiB 5.8 us against the
+ * message-passing chain's 10.9, 256 KiB 42 against 88, 2 MiB 452 against
+ * 765; np 8 Scan 16 KiB 16.0 against 19.7, 2 MiB 2071 against 2337.  Below
+ * the eager limit the chain's eager messages pipeline back-to-back calls
+ * better with many ranks (np 8 Scan 8 KiB: 6.9 against 11.3).  With a core
+ * per rank the message-passing chain stays: at np 2 its one-copy
+ * rendezvous made Exscan 2-4x faster from 256 KiB (more ranks, each with a
+ * core, were not measured here). */
 static int scan_wanted(const struct uz_coll_situation *s, int want)
 {
-    enum { SCAN_SHM_WORK = 512 << 10 };
     if (want != 0)
         return want > 0;
-    return uz_config.coll_shm_max != 0 && s->oversubscribed && s->bytes > uz_config.eager_limit &&
-           (s->p <= 4 || s->bytes * (size_t)s->p <= SCAN_SHM_WORK);
+    return uz_config.coll_shm_max != 0 && s->oversubscribed && s->bytes >= uz_config.eager_limit;
 }
 
 /* Between two ranks with a core each, Scatter(v) blocks from this size go

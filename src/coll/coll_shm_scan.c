@@ -2,24 +2,28 @@
  * coll_shm_scan.c — MPI_Scan and MPI_Exscan through the communicator's
  * shared area (coll_shm.c explains the area, coll_shm_area.h its steps).
  *
- * One operation per slot-sized piece of the vector: every rank but the
- * highest (whose slot nobody reads) writes its piece into its slot and
- * posts the operation's number in its own control line; rank i waits for
- * the posts of ranks 0..i-1 only, then combines slots i-1..0 (Exscan:
- * i-2..0) with its own input straight into its receive buffer, highest
- * slot first (slot j op what it has so far), which keeps rank order for
- * operations that do not commute.  Rank 0 waits for nobody.
+ * A chain in the area, one operation per slot-sized piece of the vector:
+ * rank i writes its input into its slot, waits for rank i - 1 to post the
+ * same operation, combines slot i - 1 into its own slot (which then holds
+ * the prefix of ranks 0..i: slot i-1 op mine, rank order kept for
+ * operations that do not commute), posts it, and only then copies its
+ * result out: Exscan's is slot i - 1, Scan's its own slot.  The highest
+ * rank writes no slot (nobody reads it): its Scan result is its input
+ * with slot p - 2 combined in.  Rank 0 waits for nobody.  Successive
+ * pieces go through successive operations of the lane, so rank i works on
+ * piece k + 1 while rank i + 1 combines piece k.
  *
- * Why: the chain it replaces waits p - 1 times in a row, each rank for the
- * one below to finish, and with ranks sharing a core every hop of the
- * chain's rendezvous is a trip through the scheduler (np 4 on 2 cores,
- * 32 KiB: the chain 17-36 us, Open MPI 18, this 10.5).  Here no rank waits
- * for another to finish, only for the ranks below it to have written.  The
- * price is work: rank i combines i vectors where the chain combines one,
- * so the policy (coll_policy.c) takes this path only where it measured
- * faster.  Sharing the combining instead (each rank turning its share of
- * elements of all slots into prefixes, then a second meeting) measured no
- * faster at np 4 or 8 on 2 cores, and was dropped.
+ * Why: the message-passing chain waits p - 1 times in a row, each hop a
+ * rendezvous, and with ranks sharing a core every hop is a trip through
+ * the scheduler; here a rank waits only for a word in shared memory, and
+ * each piece costs every rank two copies and one combining.  The design
+ * before this one had every rank combine the raw inputs of all ranks
+ * below it (no waiting in a chain, but rank i combined i vectors): on 2
+ * cores, medians of 5-7 runs side by side, np 4 Exscan 32 KiB 10.3 us
+ * against 6.8 now, 2 MiB 511 against 452, Scan 2 MiB 723 against 556;
+ * np 8 Exscan 256 KiB 182 against 118, Scan 2 MiB 2574 against 2071,
+ * where the earlier design had lost to the message-passing chain from 128
+ * KiB (docs/performance.md, issue 27, twelfth step).
  *
  * Slots hold the reduction's working form (reducer.h): packed basic
  * elements for predefined operations; for user operations the user's own
@@ -116,31 +120,41 @@ static void post(struct uz_coll_shm *sh, struct lane *L, uint64_t k)
     wake_sleepers(sh);
 }
 
-/* One piece: units [u0, u0 + nu) through one operation of lane L. */
+/* One piece, units [u0, u0 + nu), through one operation of lane L: rank
+ * i's slot ends up holding the inclusive prefix of ranks 0..i, made from
+ * its own input and the slot below, and posted before this rank copies its
+ * result out, so that the rank above starts combining meanwhile. */
 static void scan_piece(struct uz_coll_shm *sh, struct lane *L, const struct scan_call *c, MPI_Count u0,
-                       MPI_Count nu)
+                        MPI_Count nu)
 {
-    int me = sh->me;
+    const struct uz_reducer *r = c->r;
+    int me = sh->me, last = sh->p - 1;
     uint64_t k = op_begin(sh, L);
-    /* Nobody reads the highest rank's slot. */
-    if (me < sh->p - 1) {
-        put_piece(c, u0, nu, slot_of(sh, L, k, me));
+    unsigned char *mine = me < last ? slot_of(sh, L, k, me) : NULL;
+    if (mine)
+        put_piece(c, u0, nu, mine);
+    const unsigned char *below = NULL;
+    if (me > 0) {
+        wait_for(sh, &L->done[me - 1].posted, k);
+        below = slot_of(sh, L, k, me - 1);
+        if (mine)
+            uz_reducer_apply(r, slot_operand(r, below), (void *)slot_operand(r, mine), nu);
+    }
+    if (mine)
         post(sh, L, k);
+    if (c->recvbuf && !(c->exclusive && me == 0)) {
+        void *res = result_at(c, u0);
+        if (c->exclusive) {
+            start_result(c, u0, nu, below, res);
+        } else if (mine) {
+            start_result(c, u0, nu, mine, res);
+        } else {
+            start_result(c, u0, nu, NULL, res);
+            if (below)
+                uz_reducer_apply(r, slot_operand(r, below), res, nu);
+        }
+        finish_piece(c, u0, nu);
     }
-    /* Exscan's rank 0 gets nothing, and its buffer stays as it was. */
-    if (!c->recvbuf || (c->exclusive && me == 0)) {
-        op_end(sh, L, k);
-        return;
-    }
-    int top = c->exclusive ? me - 1 : me;
-    for (int j = top; j >= 0; j--)
-        if (j != me)
-            wait_for(sh, &L->done[j].posted, k);
-    void *res = result_at(c, u0);
-    start_result(c, u0, nu, top == me ? NULL : slot_of(sh, L, k, top), res);
-    for (int j = top - 1; j >= 0; j--)
-        uz_reducer_apply(c->r, slot_operand(c->r, slot_of(sh, L, k, j)), res, nu);
-    finish_piece(c, u0, nu);
     op_end(sh, L, k);
 }
 
