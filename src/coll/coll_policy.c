@@ -238,6 +238,22 @@ int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes, int oversubscribed, in
     return bytes <= (gather ? GATHERV_EAGER_MAX : SCATTERV_EAGER_MAX);
 }
 
+long uz_coll_shm_v_eager_max(enum uz_coll_op op, int oversubscribed, size_t cap)
+{
+    int gather = op == UZ_COLL_OP_GATHER;
+    if ((gather ? uz_config.coll_gather : uz_config.coll_scatter) != UZ_ALG_AUTO)
+        return -1;
+    size_t max;
+    if (oversubscribed) {
+        max = gather ? GATHERV_EAGER_MAX : SCATTERV_EAGER_MAX;
+    } else {
+        if (uz_config.coll_pull_min == 0)
+            return -1;
+        max = (size_t)uz_config.coll_pull_min - 1;
+    }
+    return (long)(max < cap ? max : cap);
+}
+
 int uz_coll_shm_pull(const struct uz_coll_situation *s, int want)
 {
     /* Allgatherv too (s->bytes: the mean block); Alltoallv decides by

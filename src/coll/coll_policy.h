@@ -68,6 +68,12 @@ int uz_coll_shm_rooted_v(enum uz_coll_op op, int oversubscribed, int direct_ok);
  * travel as an ordinary message instead (the linear algorithm's way)?  The root asks it of each rank's block, the rank of its own: both
  * know the same size (the type signatures match), so both answer alike. */
 int uz_coll_shm_v_eager(enum uz_coll_op op, size_t bytes, int oversubscribed, int p);
+/* The largest block of at most `cap` bytes that uz_coll_shm_v_eager()
+ * sends by message, or -1 when none does: one bound to compare each block
+ * with instead of asking for each.  `cap` must lie below the size from
+ * which two ranks with a core each scatter by rendezvous (256 KiB), the
+ * one place where the answer is not the same for every smaller size. */
+long uz_coll_shm_v_eager_max(enum uz_coll_op op, int oversubscribed, size_t cap);
 
 /* Allgather and Alltoall: are the blocks pulled from the other ranks'
  * memory (before the area's copy is considered)? */

@@ -2003,17 +2003,23 @@ static int scatterv_bare(const struct uz_shm_rooted *x, uz_comm *comm)
     return err;
 }
 
-/* The root's arrays are valid (as root_arrays_valid()) and every other
- * rank's block is tiny and fits a slot, so that scatterv_heads() would end
- * in scatterv_bare(). */
-static int scatterv_all_bare(const struct uz_shm_rooted *x, int me, int p)
+/* The largest block that goes bare: tiny (v_eager()) and within a
+ * small-lane slot; -1 when none does. */
+static long bare_max(void)
 {
-    if (!uz_varray_given(*x->counts) || !uz_varray_given(*x->displs))
+    return uz_coll_shm_v_eager_max(UZ_COLL_OP_SCATTER, uz_coll_host_oversubscribed(), SV_MSG_MAX);
+}
+
+/* The root's arrays are valid (as root_arrays_valid()) and every other
+ * rank's block is at most `max` bytes (bare_max()), so that
+ * scatterv_heads() would end in scatterv_bare(). */
+static int scatterv_all_bare(const struct uz_shm_rooted *x, int me, int p, long max)
+{
+    if (max < 0 || !uz_varray_given(*x->counts) || !uz_varray_given(*x->displs))
         return 0;
     for (int i = 0; i < p; i++) {
         MPI_Count c = uz_varray_at(*x->counts, i);
-        size_t len = (size_t)(c * x->all_dt->size);
-        if (c < 0 || (i != me && (len > SV_MSG_MAX || !v_eager(UZ_COLL_OP_SCATTER, len, p))))
+        if (c < 0 || (i != me && c * x->all_dt->size > max))
             return 0;
     }
     return 1;
@@ -2026,7 +2032,7 @@ static int scatterv_all_tiny(struct uz_coll_shm *sh, const struct uz_shm_rooted 
 {
     int me = sh->me, p = sh->p, err;
     struct uz_sched *s = NULL;
-    if (scatterv_all_bare(x, me, p))
+    if (scatterv_all_bare(x, me, p, bare_max()))
         return scatterv_bare(x, comm);
     skip_ops(sh, &sh->lanes[0], 1);
     if ((err = uz_sched_blocking(comm, &s)))
@@ -2280,7 +2286,8 @@ int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm, int alg, size_t 
     int shm = x->to_root ? GATHER_SHM : SCATTER_SHM;
     if (p < 2 || (x->mine == MPI_IN_PLACE && !at_root))
         return UZ_SHM_DECLINED;     /* the message-passing path reports the error */
-    if (x->counts && !x->to_root && comm->coll && comm->coll->shm_state > 0 && v_eager(UZ_COLL_OP_SCATTER, 0, p)) {
+    long max;
+    if (x->counts && !x->to_root && comm->coll && comm->coll->shm_state > 0 && (max = bare_max()) >= 0) {
         /* Scatterv's tiny blocks go by message whichever way the root
          * decides (bare through linear's messages or scatterv_bare(),
          * behind a head when other blocks use the area), so a rank whose
@@ -2293,10 +2300,10 @@ int uz_shm_rooted(const struct uz_shm_rooted *x, uz_comm *comm, int alg, size_t 
          * cross-memory attach) sends it as it is, and scatterv_tiny()
          * receives at most a slot. */
         if (!at_root) {
-            size_t have = (size_t)(x->mine_count * x->mine_dt->size);
-            if (have <= SV_MSG_MAX && v_eager(UZ_COLL_OP_SCATTER, have, p))
-                return scatterv_tiny(comm->coll->shm, x, comm, have);
-        } else if (scatterv_all_bare(x, me, p)) {
+            MPI_Count have = x->mine_count * x->mine_dt->size;
+            if (have <= max)
+                return scatterv_tiny(comm->coll->shm, x, comm, (size_t)have);
+        } else if (scatterv_all_bare(x, me, p, max)) {
             return scatterv_bare(x, comm);
         }
     }
