@@ -30,6 +30,7 @@ struct uz_unexpected {
     uint8_t flags;              /* UZ_MSG_SYNC */
     uint8_t queued;             /* still on the queues (not probed away by MPI_Mprobe) */
     uint8_t has_bulk;
+    int8_t data_class;          /* `data`'s size class in the payload pool, -1: none (match.c) */
     uint32_t trace_seq;         /* UZURA_TRACE=stages: its number, 0 when not traced */
     size_t size;                /* bytes of the whole message */
     size_t arrived;             /* eager bytes received so far */

@@ -11,11 +11,13 @@
  */
 #include "uztest.h"
 
-enum { SENTINEL = -77, OFFSET = 16 };
+enum { SENTINEL = -77, OFFSET = 16, BUF = 16384 + 8192 };
 
 static int me;          /* this rank: the data of each message is made for its receiver */
 
-static const int sizes[] = { 0, 1, 8, 63, 64, 1000, 4096 };
+/* Also each side of the payload pool's size classes (match.c: 64 bytes
+ * inline, then powers of two from 128) and the default eager limit. */
+static const int sizes[] = { 0, 1, 8, 63, 64, 65, 128, 129, 1000, 1024, 4096, 16384 };
 enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]) };
 
 /* Wait until the message (src, tag) is queued here. */
@@ -78,7 +80,7 @@ static void receiver(int peer, unsigned char *buf)
             int bytes = sizes[i];
             snprintf(what, sizeof(what), "%d bytes, case %d", bytes, k);
             await_queued(peer, tag);
-            memset(buf, 0xee, 8192);
+            memset(buf, 0xee, BUF);
             MPI_Status st;
             st.MPI_ERROR = SENTINEL;
             if (k == 0) {
@@ -104,7 +106,7 @@ static void receiver(int peer, unsigned char *buf)
     CHECK_MPI(MPI_Type_create_hindexed(1, &len, &disp, MPI_BYTE, &shifted));
     CHECK_MPI(MPI_Type_commit(&shifted));
     await_queued(peer, tag);
-    memset(buf, 0xee, 8192);
+    memset(buf, 0xee, BUF);
     MPI_Status st;
     st.MPI_ERROR = SENTINEL;
     CHECK_MPI(MPI_Recv(buf, 1, shifted, peer, tag, MPI_COMM_WORLD, &st));
@@ -122,7 +124,7 @@ static void receiver(int peer, unsigned char *buf)
     CHECK_MPI(MPI_Type_vector(16, 4, 8, MPI_BYTE, &strided));
     CHECK_MPI(MPI_Type_commit(&strided));
     await_queued(peer, tag);
-    memset(buf, 0xee, 8192);
+    memset(buf, 0xee, BUF);
     st.MPI_ERROR = SENTINEL;
     CHECK_MPI(MPI_Recv(buf, 1, strided, peer, tag, MPI_COMM_WORLD, &st));
     check_status(&st, peer, tag, 64, "strided type");
@@ -138,7 +140,7 @@ static void receiver(int peer, unsigned char *buf)
     /* Longer than the buffer: MPI_ERR_TRUNCATE, the buffer's bytes filled. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     await_queued(peer, tag);
-    memset(buf, 0xee, 8192);
+    memset(buf, 0xee, BUF);
     int rc = MPI_Recv(buf, 32, MPI_BYTE, peer, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     CHECK(uzt_class(rc) == MPI_ERR_TRUNCATE, "a 64-byte message into 32 bytes: class %d, expected "
           "MPI_ERR_TRUNCATE", uzt_class(rc));
@@ -151,7 +153,7 @@ static void receiver(int peer, unsigned char *buf)
     /* Synchronous: queued, probed, and only then received. */
     await_queued(peer, tag);
     MPI_Barrier(MPI_COMM_WORLD);
-    memset(buf, 0xee, 8192);
+    memset(buf, 0xee, BUF);
     st.MPI_ERROR = SENTINEL;
     CHECK_MPI(MPI_Recv(buf, 32, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &st));
     check_status(&st, peer, tag, 32, "synchronous");
@@ -166,7 +168,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     me = rank;
-    unsigned char *buf = malloc(8192);
+    unsigned char *buf = malloc(BUF);
     if (rank % 2 == 0 && rank + 1 < size)
         sender(rank + 1, buf);
     else if (rank % 2 == 1)
