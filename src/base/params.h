@@ -104,6 +104,7 @@ struct uz_config {
     char *udp_faults;
     /* shm transport */
     size_t shm_ring_size;
+    size_t shm_ring_hot;
     size_t shm_fragment;
     int shm_cma;                /* 0 auto, 1 on, 2 off */
     int shm_fence;              /* enum uz_shm_fence */

@@ -36,7 +36,7 @@ extern int uz_npaths;
  * completions and dead peers. */
 extern const struct uz_upcalls uz_pt2pt_upcalls;
 
-void uz_pt2pt_on_record(int src_world, const void *msg, size_t len);
+int uz_pt2pt_on_record(int src_world, const void *msg, size_t len, unsigned flags);
 int uz_pt2pt_place(int src_world, const void *hdr, size_t hdr_len, size_t len, struct iovec *iov, int max);
 void uz_pt2pt_placed(int src_world, const void *hdr, size_t hdr_len, size_t len);
 void uz_pt2pt_released(void *hold, int error);

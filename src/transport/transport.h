@@ -106,8 +106,23 @@ struct uz_rma_completion {
 
 /* Every arriving message record, in order per sending rank: `msg` points at
  * the request-layer header, `len` covers header and payload.  The bytes are
- * valid only during the call. */
-typedef void (*uz_recv_handler)(int src_world_rank, const void *msg, size_t len);
+ * valid only during the call.  `flags` is 0 or UZ_RECORD_MAY_STAY; the
+ * answer is one of UZ_RECORD_TAKEN, UZ_RECORD_FINISHED, UZ_RECORD_STAYS. */
+typedef int (*uz_recv_handler)(int src_world_rank, const void *msg, size_t len, unsigned flags);
+
+enum {
+    /* The transport can leave the record where it is and offer it again,
+     * first, at its next progress call (shm: it is still in the ring).
+     * The request layer may then decline a message no receive waits for
+     * yet, instead of copying it into a buffer of its own. */
+    UZ_RECORD_MAY_STAY = 1u,
+};
+
+enum {
+    UZ_RECORD_TAKEN = 0,        /* handled; the bytes are read no more */
+    UZ_RECORD_FINISHED = 1,     /* handled, and a receive completed with it */
+    UZ_RECORD_STAYS = 2,        /* declined (only under UZ_RECORD_MAY_STAY) */
+};
 
 /* For transports that receive a record in parts (a stream, or the
  * segments of a datagram protocol): before the payload, ask where it may

@@ -78,6 +78,10 @@ static uint64_t next_start(const struct shm_tx *tx, size_t bytes)
 int main(int argc, char **argv)
 {
     int rank, size;
+    /* The walk needs the whole ring in turn: with the hot start a sender
+     * in lockstep would go back to slot 0 long before the lap ends (both
+     * ways back write the same WRAP record and clear slot 0 alike). */
+    setenv("UZURA_SHM_RING_HOT", "0", 1);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

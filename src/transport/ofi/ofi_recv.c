@@ -71,7 +71,7 @@ static void dispatch(struct ofi_op *op, size_t len)
     switch (w.kind) {
     case OFI_RECORD:
         uz_ofi.count.records_received++;
-        uz_ofi.up->on_record(w.src, body, blen);
+        uz_ofi.up->on_record(w.src, body, blen, 0);
         return;
     case OFI_OFFER:
         ofi_bulk_on_offer(w.src, body, blen);

@@ -63,7 +63,7 @@ static int self_send(int world, const void *hdr, size_t hdr_len, const struct uz
     }
     uz_trace_enqueued();            /* delivered inside send: out and in at once */
     uz_trace_arrived();
-    up->on_record(world, rec, len);
+    up->on_record(world, rec, len, 0);
     if (rec != stackbuf)
         free(rec);
     return 0;

@@ -384,6 +384,7 @@ int shm_link_activate_tx(int peer)
     if (!tx->payload_first)
         return uz_err_make(MPI_ERR_NO_MEM, "out of memory starting a message ring");
     tx->slots = (struct shm_slot *)((unsigned char *)tx->ring_ctl + sizeof(struct shm_ring_ctl));
+    shm_tx_start_hot(tx);
     return MPI_SUCCESS;
 }
 

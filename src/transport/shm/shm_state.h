@@ -20,6 +20,11 @@ struct shm_tx {
     uint64_t produced;              /* next position to write */
     uint64_t consumed_seen;         /* last value read of the receiver's position */
     uint64_t *payload_first;        /* bit per slot: its first word was last written as payload */
+    uint32_t hot_slots;             /* UZURA_SHM_RING_HOT in slots (0: off) */
+    uint32_t next_return;           /* slot from which to look whether the start is free */
+    int rx_index;                   /* uz_shm.rx[] of the same peer, -1 until looked up */
+    uint64_t reverse_seen;          /* that ring's consumed position when we last went back to slot 0 */
+    uint64_t returned_at;           /* our position then */
 };
 
 /* Receiving side of the ring from one peer. */
@@ -64,6 +69,9 @@ struct shm_state {
 };
 
 extern struct shm_state uz_shm;
+
+/* A ring's sending side starts using its hot start (UZURA_SHM_RING_HOT). */
+void shm_tx_start_hot(struct shm_tx *tx);
 
 static inline struct shm_ctl *shm_ctl_of(int local)
 {

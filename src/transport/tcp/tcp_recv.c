@@ -152,7 +152,7 @@ static int parse(int world, struct tcp_peer *p)
             continue;
         }
         if (have >= total) {
-            handler(world, rx->buf + rx->start + sizeof(fr), fr.len);
+            handler(world, rx->buf + rx->start + sizeof(fr), fr.len, 0);
             rx->start += total;
             rx->refused = 0;
             events++;

@@ -99,7 +99,7 @@ static void record_end(struct udp_peer *p)
     else if (p->placing)
         udp.up->placed(p->world, p->rec_hdr, p->rec_hdr_len, p->rec_len - p->rec_hdr_len);
     else
-        udp.up->on_record(p->world, p->rec_buf, p->rec_len);
+        udp.up->on_record(p->world, p->rec_buf, p->rec_len, 0);
     record_reset(p);
 }
 
@@ -115,7 +115,7 @@ static int deliver_segment(struct udp_peer *p, const struct udp_wire *w, const u
             if (w->len != w->rec_len)
                 return -1;
             if (!udp.lingering)
-                udp.up->on_record(p->world, data, w->len);
+                udp.up->on_record(p->world, data, w->len, 0);
             else
                 udp.stats.dropped_after_finalize++;
             return 0;
