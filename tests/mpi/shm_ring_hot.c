@@ -20,21 +20,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "transport/shm/shm_state.h"
+#include "shm_ring_test.h"
 
 enum { MAX_BYTES = 16000, STREAM = 2000, PILE = 48, HOT = 8192 };
 
-static int failures;
-
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "shm_ring_hot: " __VA_ARGS__);                          \
-            fputc('\n', stderr);                                                    \
-            if (++failures > 10)                                                    \
-                MPI_Abort(MPI_COMM_WORLD, 1);                                       \
-        }                                                                           \
-    } while (0)
+#define CHECK(cond, ...) SHM_CHECK("shm_ring_hot", cond, __VA_ARGS__)
 
 static size_t size_of(long i)
 {
@@ -102,23 +92,13 @@ static size_t phase(int rank, int peer_local, unsigned char *buf, long first, lo
 
 int main(int argc, char **argv)
 {
-    int rank, size;
+    int rank;
     char hot[32];
     snprintf(hot, sizeof(hot), "%d", HOT);
     setenv("UZURA_SHM_RING_HOT", hot, 1);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2 || uz_shm.base == NULL) {
-        if (rank == 0)
-            printf("SKIPPED: needs 2 ranks on one host with the shm transport\n");
-        MPI_Finalize();
+    if (shm_test_start(&argc, &argv, &rank))
         return 77;
-    }
-    int peer_local = -1;
-    for (int i = 0; i < uz_shm.nlocal; i++)
-        if (uz_shm.local_world_ranks[i] == 1)
-            peer_local = i;
+    int peer_local = shm_test_local_of(1);
     size_t ring = (size_t)uz_shm.ring_slots * sizeof(struct shm_slot);
     size_t bound = HOT + MAX_BYTES + 2 * sizeof(struct shm_slot);
     unsigned char *buf = malloc(MAX_BYTES);
@@ -139,9 +119,7 @@ int main(int argc, char **argv)
             CHECK(sender_offset(peer_local) <= bound, "after the pile and ping-pong the sender is at %zu",
                   sender_offset(peer_local));
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    int all;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int all = shm_test_all_failures();
     if (rank == 0)
         printf("shm_ring_hot: ring %zu bytes, hot start %d, furthest while piled %zu: %s\n", ring, HOT, furthest,
                all ? "FAILED" : "ok");

@@ -20,21 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "transport/shm/shm_state.h"
+#include "shm_ring_test.h"
 
 enum { LONG_BYTES = 3000, LAPS = 3, HDR_BYTES = 16 };
 
-static int failures;
-
-#define CHECK(cond, ...)                                                            \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            fprintf(stderr, "shm_ring_stale: " __VA_ARGS__);                        \
-            fputc('\n', stderr);                                                    \
-            if (++failures > 10)                                                    \
-                MPI_Abort(MPI_COMM_WORLD, 1);                                       \
-        }                                                                           \
-    } while (0)
+#define CHECK(cond, ...) SHM_CHECK("shm_ring_stale", cond, __VA_ARGS__)
 
 static uint32_t slots_for(size_t record)
 {
@@ -77,26 +67,16 @@ static uint64_t next_start(const struct shm_tx *tx, size_t bytes)
 
 int main(int argc, char **argv)
 {
-    int rank, size;
+    int rank;
     /* The walk needs the whole ring in turn: with the hot start a sender
      * in lockstep would go back to slot 0 long before the lap ends (both
      * ways back write the same WRAP record and clear slot 0 alike). */
     setenv("UZURA_SHM_RING_HOT", "0", 1);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2 || uz_shm.base == NULL) {
-        if (rank == 0)
-            printf("SKIPPED: needs 2 ranks on one host with the shm transport\n");
-        MPI_Finalize();
+    if (shm_test_start(&argc, &argv, &rank))
         return 77;
-    }
     unsigned char *buf = malloc(LONG_BYTES), *expect = malloc(LONG_BYTES);
     uint32_t ring_slots = 0;
-    int peer_local = -1;
-    for (int i = 0; i < uz_shm.nlocal; i++)
-        if (uz_shm.local_world_ranks[i] == (rank == 0 ? 1 : 0))
-            peer_local = i;
+    int peer_local = shm_test_local_of(rank == 0 ? 1 : 0);
     ring_slots = uz_shm.ring_slots;
     long lap_messages = ring_slots / slots_for(HDR_BYTES + LONG_BYTES) + 2;
     long walked = 0;
@@ -151,9 +131,7 @@ int main(int argc, char **argv)
             }
         }
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    int all;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int all = shm_test_all_failures();
     if (rank == 0)
         printf("shm_ring_stale: %d laps of %u slots, %ld one-slot messages: %s\n", LAPS, ring_slots, walked,
                all ? "FAILED" : "ok");

@@ -129,11 +129,13 @@ static uint64_t reverse_traffic(struct shm_tx *tx, int peer)
  * has the whole ring (the records go on past the hot start).
  *
  * Two cases only: the receiver has read everything (ping-pong, or a
- * stream it keeps up with), or it is behind but sends us nothing (a
- * stream one way, as a broadcast's).  Both sending at once (a
- * bidirectional exchange of windows), writing where the other core has
- * just read while it writes too measured 10-30% slower for 128 B-4 KiB
- * than going round, so then the ring is used in turn.  Reading the
+ * stream it keeps up with), or it is behind but what came back from it
+ * since the last return is under an eighth of what went (a stream one
+ * way, as a broadcast's, or with a window's acknowledgement).  Both
+ * sending at once (a bidirectional exchange of windows), writing where
+ * the other core has just read while it writes too measured 10-30%
+ * slower for 128 B-4 KiB than going round, so then the ring is used in
+ * turn.  Reading the
  * receiver's position takes the line from its core, so while the start
  * is busy the distance to the next look doubles.  Returns the slots the
  * WRAP record gives up, or 0. */
