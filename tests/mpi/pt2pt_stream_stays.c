@@ -18,7 +18,7 @@
 
 #include "uztest.h"
 
-enum { K = 24, LEN = 4096, FLOOD = 256, TAG_READY = 1000, TAG_DONE = 1001, TAG_ANSWER = 1002 };
+enum { K = 24, LEN = 4096, FLOOD = 256, TAG_READY = 1000, TAG_DONE = 1001, TAG_ANSWER = 1002, TAG_GO = 1003 };
 
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle unexpected;
@@ -74,6 +74,22 @@ static void run_ahead(int rank, unsigned char *buf)
     CHECK(after == before, "%llu of %d messages went through the unexpected queue", after - before, K);
 }
 
+/* No other rank sends rank 1 anything (not even the messages with which
+ * a first collective sets itself up, which the counter would count) until
+ * it has read the counter: rank 0 is done sending long before then. */
+static void hold_others(int rank, int size)
+{
+    if (size < 2)
+        return;
+    if (rank == 1) {
+        for (int r = 0; r < size; r++)
+            if (r != 1)
+                CHECK_MPI(MPI_Send(NULL, 0, MPI_BYTE, r, TAG_GO, MPI_COMM_WORLD));
+    } else {
+        CHECK_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+}
+
 /* Rank 1 waits for rank 0 alone; rank 0 answers once rank 2 has sent all. */
 static void not_held(int rank, unsigned char *buf)
 {
@@ -108,6 +124,7 @@ int main(int argc, char **argv)
     open_counter();
     if (size >= 2 && rank < 2)
         run_ahead(rank, buf);
+    hold_others(rank, size);
     MPI_Barrier(MPI_COMM_WORLD);
     if (size >= 3)
         not_held(rank, buf);

@@ -37,6 +37,7 @@
 #ifdef UZ_HAVE_LIBFABRIC
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -249,7 +250,7 @@ struct ofi_state {
     unsigned calls;
     /* lingering: a thread keeps the provider's progress going */
     pthread_t linger_thread;
-    volatile int linger_stop;
+    atomic_int linger_stop;         /* set by the main thread, read by the linger thread */
     int lingering;
     struct ofi_counters count;
 };

@@ -276,7 +276,7 @@ int ofi_work_pending(void)
 static void *linger_main(void *arg)
 {
     (void)arg;
-    while (!uz_ofi.linger_stop) {
+    while (!atomic_load_explicit(&uz_ofi.linger_stop, memory_order_acquire)) {
         if (drain())
             continue;
         if (uz_ofi.wait_fd >= 0 && nothing_pending()) {
@@ -295,7 +295,7 @@ void ofi_linger(void)
     if (uz_ofi.lingering || !uz_ofi.ep)
         return;
     uz_ofi.lingering = 1;
-    uz_ofi.linger_stop = 0;
+    atomic_store_explicit(&uz_ofi.linger_stop, 0, memory_order_relaxed);
     if (pthread_create(&uz_ofi.linger_thread, NULL, linger_main, NULL) != 0)
         uz_ofi.lingering = 2;           /* no thread: close() drains what it can */
 }
@@ -303,7 +303,7 @@ void ofi_linger(void)
 void ofi_linger_stop(void)
 {
     if (uz_ofi.lingering == 1) {
-        uz_ofi.linger_stop = 1;
+        atomic_store_explicit(&uz_ofi.linger_stop, 1, memory_order_release);
         pthread_join(uz_ofi.linger_thread, NULL);
     }
     uz_ofi.lingering = 2;
