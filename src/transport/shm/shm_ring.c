@@ -36,11 +36,17 @@ static inline uint32_t slots_for(size_t len)
                       sizeof(struct shm_slot));
 }
 
+/* Where a lap's first look at the ring's start comes (never, when off). */
+static inline uint32_t first_look(const struct shm_tx *tx)
+{
+    return tx->hot_slots ? tx->hot_slots : UINT32_MAX;
+}
+
 void shm_tx_start_hot(struct shm_tx *tx)
 {
     size_t hot = uz_config.shm_ring_hot / sizeof(struct shm_slot);
     tx->hot_slots = hot && hot <= tx->nslots / 2 ? (uint32_t)hot : 0;
-    tx->next_return = tx->hot_slots ? tx->hot_slots : UINT32_MAX;
+    tx->next_return = first_look(tx);
     tx->rx_index = -1;
     tx->reverse_seen = 0;
     tx->returned_at = 0;
@@ -135,10 +141,9 @@ static uint64_t reverse_traffic(struct shm_tx *tx, int peer)
  * sending at once (a bidirectional exchange of windows), writing where
  * the other core has just read while it writes too measured 10-30%
  * slower for 128 B-4 KiB than going round, so then the ring is used in
- * turn.  Reading the
- * receiver's position takes the line from its core, so while the start
- * is busy the distance to the next look doubles.  Returns the slots the
- * WRAP record gives up, or 0. */
+ * turn.  Reading the receiver's position takes the line from its core,
+ * so while the start is busy the distance to the next look doubles.
+ * Returns the slots the WRAP record gives up, or 0. */
 static UZ_NOINLINE uint32_t early_wrap(struct shm_tx *tx, int peer, uint64_t pos, uint32_t idx, uint32_t need)
 {
     tx->consumed_seen = atomic_load_explicit(&tx->ring_ctl->consumed, memory_order_acquire);
@@ -174,7 +179,7 @@ static UZ_ALWAYS_INLINE int ring_send(int peer, const void *hdr, size_t hdr_len,
     uint64_t pos = tx->produced;
     uint32_t idx = (uint32_t)pos & tx->mask;
     uint32_t wrap = idx + need > tx->nslots ? tx->nslots - idx : 0;
-    if (UZ_UNLIKELY(idx >= tx->next_return) && !wrap && tx->hot_slots)
+    if (UZ_UNLIKELY(idx >= tx->next_return) && !wrap)
         wrap = early_wrap(tx, peer, pos, idx, need);
     /* ... and the slot after the record, which we may have to clear. */
     if (!ring_has_room(tx, pos + wrap + need + 1))
@@ -187,7 +192,7 @@ static UZ_ALWAYS_INLINE int ring_send(int peer, const void *hdr, size_t hdr_len,
         atomic_store_explicit(&w->seq, (uint32_t)(pos + 1), memory_order_release);
         pos += wrap;
         idx = 0;
-        tx->next_return = tx->hot_slots ? tx->hot_slots : UINT32_MAX;
+        tx->next_return = first_look(tx);
     }
     struct shm_slot *slot = &tx->slots[idx];
     unsigned char *dst = slot->bytes;
