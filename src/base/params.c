@@ -69,8 +69,10 @@ const struct uz_param uz_params[] = {
 
 
     /* Request layer */
-    { "EAGER_LIMIT", UZ_PARAM_SIZE, "16k",
-      "Messages up to this size go eagerly to ranks on this host (copied through the ring); larger ones by rendezvous (one copy)",
+    { "EAGER_LIMIT", UZ_PARAM_SIZE, "0",
+      "Messages up to this size go eagerly to ranks on this host (copied through the ring; 0: 64k when every rank "
+      "has a processor, 16k when ranks share them); "
+      "larger ones by rendezvous (one copy)",
       NULL, FIELD(eager_limit), UZ_PARAM_TUNABLE },
     { "NET_EAGER_LIMIT", UZ_PARAM_SIZE, "512k",
       "Messages up to this size go eagerly to ranks on other hosts; larger ones by rendezvous",

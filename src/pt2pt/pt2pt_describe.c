@@ -110,8 +110,11 @@ int uz_pt2pt_describe_eager(char *buf, size_t len)
     int shm = reached_by(UZ_REACH_HOST);
     buf[0] = '\0';
     if (shm)
-        append(buf, len, "eager up to %zu bytes through %s (UZURA_EAGER_LIMIT), ", uz_config.eager_limit,
-               host_path()->ops->name);
+        append(buf, len, "eager up to %zu bytes through %s (UZURA_EAGER_LIMIT%s), ",
+               uz_path_eager_limit(host_path()), host_path()->ops->name,
+               uz_config.eager_limit ? ""
+               : uz_pt2pt_host_oversubscribed() ? "=0, automatic: this host has more ranks than processors"
+                                                : "=0, automatic: every rank has a processor");
     for (int i = 0; network(i); i++)
         append(buf, len, "eager up to %zu bytes through %s (UZURA_NET_EAGER_LIMIT), ", uz_config.net_eager_limit,
                network(i)->ops->name);

@@ -323,6 +323,34 @@ static int traffic_slot(const struct uz_transport_ops *t)
     return UZ_TRAFFIC_SLOTS - 1;
 }
 
+static int count_cpus(void);
+
+int uz_pt2pt_host_oversubscribed(void)
+{
+    return uz_rt.local_size > count_cpus();
+}
+
+/* UZURA_EAGER_LIMIT=0 (the default) on this host.  With a core per rank
+ * the ring's two copies beat the rendezvous up to 64 KiB (2026-12-08,
+ * np 2: ping-pong 32 KiB 1.9-2.0 us against 4.1, 64 KiB 3.4-3.8 against
+ * 5.4; Gather, Bcast, Exscan 32-64 KiB 0.24-0.68 x their time).  With
+ * ranks sharing cores a receiver drains its ring only while it runs, and
+ * the collectives there were tuned with 16 KiB, so that stays. */
+enum { HOST_EAGER_OWN_CORES = 64 * 1024, HOST_EAGER_SHARED_CORES = 16 * 1024 };
+
+size_t uz_path_eager_limit(const struct uz_path *path)
+{
+    /* Between hosts a rendezvous costs a network round trip, so networks
+     * keep their own, larger limit; to itself a message is always eager. */
+    if (path->ops->reach == UZ_REACH_SELF)
+        return SIZE_MAX;
+    if (path->ops->reach == UZ_REACH_NETWORK)
+        return uz_config.net_eager_limit;
+    if (uz_config.eager_limit)
+        return uz_config.eager_limit;
+    return uz_pt2pt_host_oversubscribed() ? HOST_EAGER_SHARED_CORES : HOST_EAGER_OWN_CORES;
+}
+
 /* A rank reached by `path`, as the transport names it. */
 void uz_path_reach(int world, struct uz_path *path, int addr)
 {
@@ -335,10 +363,7 @@ void uz_path_reach(int world, struct uz_path *path, int addr)
     p->path = path;
     p->max_record = c->max_record;
     p->eager_single = c->max_record - sizeof(struct uz_msg_hdr);
-    /* Between hosts a rendezvous costs a network round trip, so networks
-     * keep their own, larger limit; to itself a message is always eager. */
-    p->eager_limit = path->ops->reach == UZ_REACH_SELF ? SIZE_MAX
-                   : path->ops->reach == UZ_REACH_NETWORK ? uz_config.net_eager_limit : uz_config.eager_limit;
+    p->eager_limit = uz_path_eager_limit(path);
     p->has_bulk = (uint8_t)(c->has_bulk && path->ops->bulk_offer);
     p->lends = (uint8_t)c->keeps_sent_bytes;
     p->traffic = (uint8_t)traffic_slot(path->ops);
@@ -563,7 +588,7 @@ int uz_pt2pt_init(const struct uz_pt2pt_comm_refs *refs)
     free(w.nets);
     if (err)
         return err;
-    uz_progress_configure(uz_rt.local_size > count_cpus());
+    uz_progress_configure(uz_pt2pt_host_oversubscribed());
     return MPI_SUCCESS;
 }
 

@@ -115,7 +115,7 @@ int main(int argc, char **argv)
     unsigned long long limit = 0;
     CHECK_EQ(MPI_T_cvar_read(eager, &limit), MPI_SUCCESS);
     if (!getenv("UZURA_EAGER_LIMIT"))
-        CHECK_EQ(limit, 16384);
+        CHECK_EQ(limit, 0);     /* automatic: pt2pt_init.c */
     limit = 1024;
     CHECK_EQ(MPI_T_cvar_write(eager, &limit), MPI_SUCCESS);
     limit = 0;

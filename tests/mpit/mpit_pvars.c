@@ -14,7 +14,7 @@
 
 #include "uztest.h"
 
-enum { U = 16, N = 7, M = 3, SMALL = 100, LARGE = 65536 };
+enum { U = 16, N = 7, M = 3, SMALL = 100, LARGE = 256 * 1024 };  /* LARGE: above any eager limit */
 enum { TAG_UNEXP = 99, TAG_SMALL = 1, TAG_LARGE = 2, TAG_GO = 5, TAG_DONE = 6, TAG_MORE = 7 };
 
 static MPI_T_pvar_session session;

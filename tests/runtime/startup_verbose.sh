@@ -67,7 +67,12 @@ expect_one_host_report() {  # RANK NP THREAD_TEXT
         local others=$((np - 1)) word=ranks
         [ $others -eq 1 ] && word=rank
         expect_line "$r" transports "self, shm to $others $word on this host"
-        expect_line "$r" "send protocol" "eager up to 16384 bytes through shm (UZURA_EAGER_LIMIT), rendezvous above; to itself always eager"
+        # 64 KiB with a core per rank; 16 KiB while ranks share cores.
+        if [ "$np" -gt "$online" ]; then
+            expect_line "$r" "send protocol" "eager up to 16384 bytes through shm (UZURA_EAGER_LIMIT=0, automatic: this host has more ranks than processors), rendezvous above; to itself always eager"
+        else
+            expect_line "$r" "send protocol" "eager up to 65536 bytes through shm (UZURA_EAGER_LIMIT=0, automatic: every rank has a processor), rendezvous above; to itself always eager"
+        fi
         if [ "$np" -gt "$online" ]; then
             expect_line "$r" collectives "a shared-memory area for communicators within this host: barrier, allreduce, allgather, alltoall(v), reduce_scatter at any size, bcast, reduce, gather(v), scatter(v) above 256 bytes (UZURA_COLL_SHM_ROOTED_MIN), gather(v) and scatter(v) blocks beyond 65536 bytes (UZURA_COLL_SHM_MAX) copied once between the root's buffer and each rank's instead, and allgather, alltoall and reduce_scatter blocks from 16384 bytes (UZURA_COLL_PULL_MIN) read once from the others' buffers, because this host has more ranks ($np) than processors ($online)"
         else
@@ -191,7 +196,7 @@ hosts)
     for r in 0 1 2 3; do
         expect_line $r job "4 ranks on 2 hosts; 2 on this host ($host), which has $online processors"
         expect_line $r transports "self, shm to 1 rank on this host, tcp to 2 ranks on other hosts (UZURA_NET=tcp)"
-        expect_line $r "send protocol" "eager up to 16384 bytes through shm (UZURA_EAGER_LIMIT), eager up to 524288 bytes through tcp (UZURA_NET_EAGER_LIMIT), rendezvous above; to itself always eager"
+        expect_line $r "send protocol" "eager up to 65536 bytes through shm (UZURA_EAGER_LIMIT=0, automatic: every rank has a processor), eager up to 524288 bytes through tcp (UZURA_NET_EAGER_LIMIT), rendezvous above; to itself always eager"
         grep -q "^Uzura rank $r: tcp listening on " "$err" || { fail "rank $r: no tcp endpoint line"; show; }
         [[ "$(line $r waiting)" == *"then sleep in poll() on its sockets until a peer or a message wakes it (wake-ups: "*"); "* ]] ||
             { fail "rank $r: waiting line without the network: $(line $r waiting)"; show; }

@@ -120,8 +120,8 @@ mpit_param)
     # then its help, default, when it may be written, and an enum's words.
     out=$("$info" --param EAGER_LIMIT)
     expect_eq "--param EAGER_LIMIT" \
-        "  UZURA_EAGER_LIMIT              unsigned long long local     tuner/basic   value 16384" "$(head -n1 <<<"$out")"
-    expect_eq "its default and when it may be written" "      default 16k; written until MPI_Init, read-only after" \
+        "  UZURA_EAGER_LIMIT              unsigned long long local     tuner/basic   value 0" "$(head -n1 <<<"$out")"
+    expect_eq "its default and when it may be written" "      default 0; written until MPI_Init, read-only after" \
         "$(sed -n 3p <<<"$out")"
     expect_eq "the UZURA_ prefix may be given" "$out" "$("$info" --param UZURA_EAGER_LIMIT)"
     expect_eq "the value in the environment" \

@@ -124,12 +124,12 @@ int uz_info_print_coll_table(const char *variant)
            "Column n×k: n ranks, k per core (k 2: twice as many ranks on the host as processors).\n"
            "Thresholds (bytes): COLL_SHM_MAX %zu, COLL_SHM_ROOTED_MIN %zu, COLL_PULL_MIN %zu,\n"
            "COLL_BCAST_LONG %zu, COLL_REDUCE_LONG %zu, COLL_ALLREDUCE_LONG %zu,\n"
-           "COLL_ALLGATHER_LONG %zu, COLL_ALLTOALL_SHORT %zu, EAGER_LIMIT %zu.\n\n",
+           "COLL_ALLGATHER_LONG %zu, COLL_ALLTOALL_SHORT %zu.\n\n",
            one_host ? "blocking calls on a communicator within one host"
                     : "communicators spanning hosts, and nonblocking or persistent calls",
            uz_config.coll_shm_max, uz_config.coll_shm_rooted_min, uz_config.coll_pull_min,
            uz_config.coll_bcast_long, uz_config.coll_reduce_long, uz_config.coll_allreduce_long,
-           uz_config.coll_allgather_long, uz_config.coll_alltoall_short, uz_config.eager_limit);
+           uz_config.coll_allgather_long, uz_config.coll_alltoall_short);
     for (int op = 0; op < UZ_COLL_OPS; op++)
         print_op((enum uz_coll_op)op, one_host);
     return 0;
