@@ -6,6 +6,7 @@
 #include "coll/coll_policy.h"
 
 #include "coll/coll_tune.h"
+#include "pt2pt/eager_limit.h"
 
 /* ------------------------------------------------- the operations */
 
@@ -109,10 +110,11 @@ static int wanted(int want, size_t bytes, enum shm_class cls, int oversubscribed
 }
 
 /* Scan/Exscan through the area (coll_shm_scan.c) with more ranks than
- * cores, from 16 KiB, the host's eager limit there (pt2pt_init.c): there
- * each hop of the message-passing chain is a rendezvous, and each of its steps a trip through the scheduler, where in
- * the area's chain a rank waits for a word.  Measured on 2 cores, medians
- * of 5-7 runs (2026-11-28): np 4 Exscan 16 KiB 5.8 us against the
+ * cores, from the host's eager limit there (16 KiB by default): there
+ * each hop of the message-passing chain is a rendezvous, and each of its
+ * steps a trip through the scheduler, where in the area's chain a rank
+ * waits for a word.  Measured on 2 cores, medians of 5-7 runs
+ * (2026-11-28): np 4 Exscan 16 KiB 5.8 us against the
  * message-passing chain's 10.9, 256 KiB 42 against 88, 2 MiB 452 against
  * 765; np 8 Scan 16 KiB 16.0 against 19.7, 2 MiB 2071 against 2337.  Below
  * the eager limit the chain's eager messages pipeline back-to-back calls
@@ -124,8 +126,7 @@ static int scan_wanted(const struct uz_coll_situation *s, int want)
 {
     if (want != 0)
         return want > 0;
-    enum { SCAN_AREA_MIN = 16 * 1024 };
-    return uz_config.coll_shm_max != 0 && s->oversubscribed && s->bytes >= SCAN_AREA_MIN;
+    return uz_config.coll_shm_max != 0 && s->oversubscribed && s->bytes >= uz_host_eager_limit(1);
 }
 
 /* Between two ranks with a core each, Scatter(v) blocks from this size go

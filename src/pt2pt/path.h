@@ -70,8 +70,6 @@ void uz_path_reach(int world, struct uz_path *path, int addr);
 /* Largest message sent eagerly over `path`: the limit for its reach
  * (UZURA_EAGER_LIMIT=0 on the host: chosen by whether ranks share cores). */
 size_t uz_path_eager_limit(const struct uz_path *path);
-/* This host has more ranks than processors (known once wired up). */
-int uz_pt2pt_host_oversubscribed(void);
 /* The path of network `t`, opening it now when wire-up did not (for
  * processes of other jobs, proc_table.c). */
 int uz_path_open_network(const struct uz_transport_ops *t, struct uz_path **out);

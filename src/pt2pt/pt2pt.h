@@ -61,6 +61,8 @@ int uz_pt2pt_describe_transports(char *buf, size_t len);
 int uz_pt2pt_describe_network(int i, char *buf, size_t len);   /* the i-th network, from 0 */
 int uz_pt2pt_describe_large_messages(char *buf, size_t len);
 int uz_pt2pt_describe_eager(char *buf, size_t len);
+/* This host has more ranks than processors (known once wired up). */
+int uz_pt2pt_host_oversubscribed(void);
 
 /* Start a send of (buf, count, datatype) to rank `dest` of the
  * communicator `pc`, on its context.  When `out` is NULL the call blocks

@@ -32,6 +32,7 @@
 #include "base/trace_stages.h"
 #include "base/runtime.h"
 #include "pmi/pmi.h"
+#include "pt2pt/eager_limit.h"
 #include "pt2pt/match.h"
 #include "pt2pt/net_choice.h"
 #include "pt2pt/path.h"
@@ -323,20 +324,15 @@ static int traffic_slot(const struct uz_transport_ops *t)
     return UZ_TRAFFIC_SLOTS - 1;
 }
 
-static int count_cpus(void);
+/* This host has more ranks than processors: decided once wire-up knows
+ * how many ranks it has (wire_up), 0 before and for a job of one. */
+static int host_oversubscribed;
 
 int uz_pt2pt_host_oversubscribed(void)
 {
-    return uz_rt.local_size > count_cpus();
+    return host_oversubscribed;
 }
 
-/* UZURA_EAGER_LIMIT=0 (the default) on this host.  With a core per rank
- * the ring's two copies beat the rendezvous up to 64 KiB (2026-12-08,
- * np 2: ping-pong 32 KiB 1.9-2.0 us against 4.1, 64 KiB 3.4-3.8 against
- * 5.4; Gather, Bcast, Exscan 32-64 KiB 0.24-0.68 x their time).  With
- * ranks sharing cores a receiver drains its ring only while it runs, and
- * the collectives there were tuned with 16 KiB, so that stays. */
-enum { HOST_EAGER_OWN_CORES = 64 * 1024, HOST_EAGER_SHARED_CORES = 16 * 1024 };
 
 size_t uz_path_eager_limit(const struct uz_path *path)
 {
@@ -346,9 +342,7 @@ size_t uz_path_eager_limit(const struct uz_path *path)
         return SIZE_MAX;
     if (path->ops->reach == UZ_REACH_NETWORK)
         return uz_config.net_eager_limit;
-    if (uz_config.eager_limit)
-        return uz_config.eager_limit;
-    return uz_pt2pt_host_oversubscribed() ? HOST_EAGER_SHARED_CORES : HOST_EAGER_OWN_CORES;
+    return uz_host_eager_limit(host_oversubscribed);
 }
 
 /* A rank reached by `path`, as the transport names it. */
@@ -544,6 +538,7 @@ static int wire_up(struct wireup *w)
         return err;
     uz_rt.local_rank = w->my_local;
     uz_rt.local_size = w->nlocal;
+    host_oversubscribed = uz_rt.local_size > count_cpus();
     uz_rt.node_id = w->node_id;
     const struct uz_transport_ops **net_of = calloc(uz_rt.world_size, sizeof(*net_of));
     if (!net_of)
@@ -577,6 +572,7 @@ int uz_pt2pt_init(const struct uz_pt2pt_comm_refs *refs)
     }
     uz_rt.local_rank = 0;
     uz_rt.local_size = 1;
+    host_oversubscribed = 0;
     uz_rt.node_id = 0;
     if ((err = open_self()))
         return err;
@@ -588,7 +584,7 @@ int uz_pt2pt_init(const struct uz_pt2pt_comm_refs *refs)
     free(w.nets);
     if (err)
         return err;
-    uz_progress_configure(uz_pt2pt_host_oversubscribed());
+    uz_progress_configure(host_oversubscribed);
     return MPI_SUCCESS;
 }
 
